@@ -1,0 +1,136 @@
+#include "core/thread_pool.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace oa {
+namespace {
+
+int ParsePositive(const char* text) {
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);  // OMP_NUM_THREADS may be a list: take the first
+  if (end == text || value <= 0) return 0;
+  return static_cast<int>(std::min<long>(value, 1024));
+}
+
+int AffinityCpuCount() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::atomic<int> g_thread_override{0};
+
+thread_local bool t_inside_task = false;
+
+class Pool {
+ public:
+  void Run(int64_t num_tasks, int max_threads, TaskFunction fn, void* context) {
+    std::lock_guard<std::mutex> region(region_mutex_);
+    const int helpers = static_cast<int>(std::min<int64_t>(max_threads, num_tasks)) - 1;
+    EnsureWorkers(helpers);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      fn_ = fn;
+      context_ = context;
+      num_tasks_ = num_tasks;
+      next_task_.store(0, std::memory_order_relaxed);
+      helpers_wanted_ = helpers;
+      helpers_running_ = helpers;
+      ++generation_;
+    }
+    work_cv_.notify_all();
+    RunTasks();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, [&] { return helpers_running_ == 0; });
+  }
+
+ private:
+  void EnsureWorkers(int count) {
+    while (static_cast<int>(workers_.size()) < count) {
+      const int index = static_cast<int>(workers_.size());
+      workers_.emplace_back([this, index] { WorkerLoop(index); });
+      workers_.back().detach();  // the pool lives for the whole process
+    }
+  }
+
+  void RunTasks() {
+    t_inside_task = true;
+    for (;;) {
+      const int64_t task = next_task_.fetch_add(1, std::memory_order_relaxed);
+      if (task >= num_tasks_) break;
+      fn_(context_, task);
+    }
+    t_inside_task = false;
+  }
+
+  void WorkerLoop(int index) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      work_cv_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      if (index >= helpers_wanted_) continue;
+      lock.unlock();
+      RunTasks();
+      lock.lock();
+      if (--helpers_running_ == 0) done_cv_.notify_one();
+    }
+  }
+
+  std::mutex region_mutex_;  // one parallel region at a time
+  std::mutex mutex_;
+  std::condition_variable work_cv_;
+  std::condition_variable done_cv_;
+  std::vector<std::thread> workers_;
+  uint64_t generation_ = 0;
+  TaskFunction fn_ = nullptr;
+  void* context_ = nullptr;
+  int64_t num_tasks_ = 0;
+  std::atomic<int64_t> next_task_{0};
+  int helpers_wanted_ = 0;
+  int helpers_running_ = 0;
+};
+
+Pool& ThePool() {
+  static Pool* pool = new Pool;  // never destroyed: detached workers may outlive main
+  return *pool;
+}
+
+}  // namespace
+
+int DefaultThreadCount() {
+  static const int count = [] {
+    if (int n = ParsePositive(std::getenv("OPENACLNN_NUM_THREADS"))) return n;
+    if (int n = ParsePositive(std::getenv("OMP_NUM_THREADS"))) return n;
+    return AffinityCpuCount();
+  }();
+  return count;
+}
+
+int NumThreads() {
+  const int override_count = g_thread_override.load(std::memory_order_relaxed);
+  return override_count > 0 ? override_count : DefaultThreadCount();
+}
+
+void SetNumThreads(int n) { g_thread_override.store(n > 0 ? n : 0, std::memory_order_relaxed); }
+
+void ParallelForRaw(int64_t num_tasks, int max_threads, TaskFunction fn, void* context) {
+  if (num_tasks <= 0) return;
+  if (max_threads <= 1 || num_tasks == 1 || t_inside_task) {
+    for (int64_t task = 0; task < num_tasks; ++task) fn(context, task);
+    return;
+  }
+  ThePool().Run(num_tasks, max_threads, fn, context);
+}
+
+}  // namespace oa

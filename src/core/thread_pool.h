@@ -1,0 +1,33 @@
+// The library's one thread pool. Plans fix their partition (a task count and what each
+// task covers) in phase 1; ParallelFor only hands those tasks to threads, so results never
+// depend on which thread ran what.
+#pragma once
+
+#include <cstdint>
+
+namespace oa {
+
+// Threads the library uses: OPENACLNN_NUM_THREADS if set, else OMP_NUM_THREADS, else the
+// CPUs in the process's affinity mask. Read once, at first use.
+int DefaultThreadCount();
+// Current thread count (>= 1).
+int NumThreads();
+// Overrides the thread count for plans made from now on (n <= 0 restores the default).
+void SetNumThreads(int n);
+
+using TaskFunction = void (*)(void* context, int64_t task);
+
+// Runs fn(context, task) for every task in [0, num_tasks) on up to max_threads threads
+// (the caller is one of them) and returns when all are done. Concurrent callers (several
+// streams) take turns; a call from inside a task runs its tasks inline.
+void ParallelForRaw(int64_t num_tasks, int max_threads, TaskFunction fn, void* context);
+
+template <typename Body>
+void ParallelFor(int64_t num_tasks, int max_threads, const Body& body) {
+  ParallelForRaw(
+      num_tasks, max_threads,
+      [](void* context, int64_t task) { (*static_cast<const Body*>(context))(task); },
+      const_cast<Body*>(&body));
+}
+
+}  // namespace oa

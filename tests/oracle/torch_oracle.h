@@ -1,0 +1,46 @@
+// PyTorch (libtorch 1.13, Debian's libtorch-dev) as an independent oracle for tests and
+// benchmarks. Only raw pointers cross this header, so callers never include ATen; every
+// call wraps the caller's memory (torch::from_blob with the given strides), no copies.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace oracle {
+
+enum class DType { kFloat32, kFloat16, kBFloat16, kFloat64 };
+
+// A strided view of caller-owned memory (strides in elements, like aclTensor).
+struct View {
+  void* data = nullptr;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // empty: contiguous row-major
+};
+
+// Threads torch may use (torch::set_num_threads); returns the previous value.
+int SetTorchThreads(int n);
+
+// --- dtype conversions as torch performs them (c10::Half / c10::BFloat16 casts) ---
+void FloatToHalf(const float* src, uint16_t* dst, int64_t n);
+void HalfToFloat(const uint16_t* src, float* dst, int64_t n);
+void FloatToBf16(const float* src, uint16_t* dst, int64_t n);
+void Bf16ToFloat(const uint16_t* src, float* dst, int64_t n);
+
+// --- at::upsample_nearest_exact3d_backward (CPU kernel) ---
+// grad_out: [N, C, d, h, w] view; grad_input: [N, C, D, H, W] view written in place (any
+// strides, same dtype as grad_out). scales <= 0 are passed to torch as "not given".
+void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64_t, 3>& output_size,
+                                    const std::array<int64_t, 5>& input_size, double scale_d, double scale_h,
+                                    double scale_w, const View& grad_input);
+
+// --- at::native_batch_norm_backward (CPU kernel) ---
+// Optional per-channel tensors may have data == nullptr (passed to torch as undefined).
+// Outputs whose mask bit is false are not written (their View may be empty).
+void NativeBatchNormBackward(const View& grad_out, const View& input, const View& weight, const View& running_mean,
+                             const View& running_var, const View& save_mean, const View& save_invstd, bool training,
+                             double eps, const std::array<bool, 3>& output_mask, const View& grad_input,
+                             const View& grad_weight, const View& grad_bias);
+
+}  // namespace oracle
