@@ -157,6 +157,9 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
     OA_CHECK(!IsPrivateFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,
              "%s: %s has the private format %s; only NC, NCL, NCHW, NCDHW, ND, NHWC and NDHWC are supported", api,
              n.name, FormatName(n.tensor->format));
+  }
+  for (const Named& n : labelled) {
+    if (n.tensor == nullptr) continue;
     OA_CHECK(n.tensor->format == a.input->format, ACLNN_ERR_PARAM_INVALID,
              "%s: %s has format %s but input has %s; the formats must match", api, n.name,
              FormatName(n.tensor->format), FormatName(a.input->format));
