@@ -3,9 +3,15 @@
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ make pkg-config libhwy-dev libgtest-dev libgmock-dev
-          libbenchmark-dev libtorch-dev libdnnl-dev nlohmann-json3-dev)
-if [ "${1:-}" = "--with-fuzz" ]; then packages+=(clang libclang-rt-14-dev); fi
+# --minimal: what the library and its examples need (make demo); default: everything the
+# tests and benchmarks need too; --with-fuzz adds clang's libFuzzer.
+packages=(cmake ninja-build g++ make pkg-config libhwy-dev)
+case "${1:-}" in
+  --minimal) ;;
+  --with-fuzz) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev
+                          nlohmann-json3-dev clang libclang-rt-14-dev) ;;
+  *) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev nlohmann-json3-dev) ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do
