@@ -113,7 +113,8 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     int64_t running = 1;
     for (uint64_t i = viewDimsNum; i-- > 0;) {
       tensor->strides[i] = running;
-      if (viewDims[i] > 1) running *= viewDims[i];  // no overflow: bounded by view_elements
+      // Only an empty view (some dim 0) can overflow here, and its strides are never used.
+      if (viewDims[i] > 1 && !oa::CheckedMul(running, viewDims[i], &running)) running = 1;
     }
   }
 
@@ -135,7 +136,13 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     tensor->storage_dims.assign(storageDims, storageDims + storageDimsNum);
   } else {
     // No storage shape given: the storage is exactly what the view reaches.
-    tensor->storage_dims.assign(1, view_elements > 0 ? high + 1 : offset);
+    int64_t reach = offset;
+    if (view_elements > 0 && !oa::CheckedAdd(high, 1, &reach)) {
+      return Fail<aclTensor*>(nullptr, "%s: the view (viewDims %s, strides %s, offset %lld) reaches past the int64 range",
+                              kApi, oa::DimsToString(tensor->view_dims).c_str(), oa::DimsToString(tensor->strides).c_str(),
+                              static_cast<long long>(offset));
+    }
+    tensor->storage_dims.assign(1, reach);
   }
   int64_t storage_elements = 1;
   for (size_t i = 0; i < tensor->storage_dims.size(); ++i) {

@@ -86,6 +86,11 @@ TEST(TensorTest, ImpossibleMetadataIsRejected) {
   const int64_t huge[] = {INT64_MAX / 2, 4};
   EXPECT_EQ(aclCreateTensor(huge, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, huge, 2, nullptr), nullptr);
   EXPECT_THAT(LastError(), HasSubstr("overflows int64"));
+  // Fuzzer regression: without storageDims, a view reaching INT64_MAX overflowed.
+  const int64_t one_dim[] = {2};
+  const int64_t max_stride[] = {INT64_MAX};
+  EXPECT_EQ(aclCreateTensor(one_dim, 1, ACL_FLOAT, max_stride, 0, ACL_FORMAT_ND, nullptr, 0, nullptr), nullptr);
+  EXPECT_THAT(LastError(), HasSubstr("reaches past the int64 range"));
   const int64_t storage_huge[] = {INT64_MAX / 2};
   EXPECT_EQ(aclCreateTensor(view, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage_huge, 1, nullptr), nullptr);
   EXPECT_THAT(LastError(), HasSubstr("byte size of storageDims"));
@@ -97,6 +102,11 @@ TEST(TensorTest, EmptyAndScalarTensors) {
   aclTensor* tensor = aclCreateTensor(empty, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, no_storage, 1, nullptr);
   ASSERT_NE(tensor, nullptr) << LastError();
   EXPECT_TRUE(tensor->IsEmpty());
+  aclDestroyTensor(tensor);
+  // Fuzzer regression: huge dims beside a zero made the contiguous strides overflow.
+  const int64_t huge_but_empty[] = {0, int64_t{1} << 36, int64_t{1} << 35};
+  tensor = aclCreateTensor(huge_but_empty, 3, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, no_storage, 1, nullptr);
+  ASSERT_NE(tensor, nullptr) << LastError();
   aclDestroyTensor(tensor);
   float value = 1.0f;
   const int64_t one[] = {1};
