@@ -224,8 +224,10 @@ extern "C" aclnnStatus aclnnFastBatchNormBackwardGetWorkspaceSize(
     uint64_t* workspaceSize, aclOpExecutor** executor) {
   const oa::bnb::Arguments args{gradOut,  input, weight,     runningMean, runningVar, saveMean,  saveInvstd,
                                 training, eps,   outputMask, version,     gradInput,  gradWeight, gradBias};
-  return oa::bnb::GetWorkspaceSize("aclnnFastBatchNormBackwardGetWorkspaceSize", "aclnnFastBatchNormBackward", args,
-                                   workspaceSize, executor);
+  static const char* kApi = "aclnnFastBatchNormBackwardGetWorkspaceSize";
+  return oa::CatchAll(kApi, [&] {
+    return oa::bnb::GetWorkspaceSize(kApi, "aclnnFastBatchNormBackward", args, workspaceSize, executor);
+  });
 }
 
 extern "C" aclnnStatus aclnnFastBatchNormBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
@@ -241,8 +243,10 @@ extern "C" aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
   // The non-fast variant has no version argument: it runs the default algorithm (0).
   const oa::bnb::Arguments args{gradOut,  input, weight,     runningMean, runningVar, saveMean,  saveInvstd,
                                 training, eps,   outputMask, 0,           gradInput,  gradWeight, gradBias};
-  return oa::bnb::GetWorkspaceSize("aclnnBatchNormBackwardGetWorkspaceSize", "aclnnBatchNormBackward", args,
-                                   workspaceSize, executor);
+  static const char* kApi = "aclnnBatchNormBackwardGetWorkspaceSize";
+  return oa::CatchAll(kApi, [&] {
+    return oa::bnb::GetWorkspaceSize(kApi, "aclnnBatchNormBackward", args, workspaceSize, executor);
+  });
 }
 
 extern "C" aclnnStatus aclnnBatchNormBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
