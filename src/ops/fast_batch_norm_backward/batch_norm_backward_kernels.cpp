@@ -425,14 +425,22 @@ void CombineAll(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
     for (int64_t c = 0; c < plan.channels; ++c) CombineChannel(plan, ws, c);
     return;
   }
+  // Lanes run (pack, channel, repeat) with the repeat fastest: no division per lane.
   const int64_t width = plan.row_width;
   for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
     const double* part_dy = ws.partials + 2 * width * rb;
     const double* part_dyx = part_dy + width;
-    for (int64_t lane = 0; lane < width; ++lane) {
-      const int64_t c = (lane / plan.lane_repeat) % plan.channels;
-      ws.sum_dy[c] += part_dy[lane];
-      ws.sum_dyx[c] += part_dyx[lane];
+    int64_t lane = 0;
+    while (lane < width) {
+      for (int64_t c = 0; c < plan.channels; ++c) {
+        double sum_dy = ws.sum_dy[c], sum_dyx = ws.sum_dyx[c];
+        for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
+          sum_dy += part_dy[lane];
+          sum_dyx += part_dyx[lane];
+        }
+        ws.sum_dy[c] = sum_dy;
+        ws.sum_dyx[c] = sum_dyx;
+      }
     }
   }
 }
