@@ -238,6 +238,21 @@ TEST(BatchNormBackwardReference, OverlappingGradInputIsRejected) {
   aclDestroyTensor(on_grad_out);
 }
 
+// fp32 gradInput of 8 MiB and more is written with streaming stores (when aligned).
+TEST(BatchNormBackwardReference, LargeFloat32Outputs) {
+  uint64_t seed = 2500;
+  for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
+    for (bool training : {true, false}) {
+      Case c;
+      c.shape = {2, 4, 512, 520};
+      c.training = training;
+      c.x_layout = c.dy_layout = c.dx_layout = layout;
+      c.seed = ++seed;
+      RunAndCheck(c);
+    }
+  }
+}
+
 // Same bits for 1, 2 and 7 threads (and run to run), on shapes big enough to be split.
 TEST(BatchNormBackwardReference, IdenticalBitsForAnyThreadCount) {
   struct Shape {

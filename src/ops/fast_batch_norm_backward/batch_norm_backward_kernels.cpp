@@ -18,7 +18,9 @@
 #ifndef OA_BNB_KERNELS_SHARED_
 #define OA_BNB_KERNELS_SHARED_
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 
 #include "core/dtype.h"
 
@@ -178,6 +180,31 @@ HWY_INLINE void StoreNarrow(VD v, D d, T* HWY_RESTRICT p) {
   StoreFromFloat(DemoteToOdd(d, v), DF(), p);
 }
 
+// Large fp32 outputs are written with streaming stores (no read-for-ownership of dx), when
+// the target's float vector is a full register and the segment's first store is aligned.
+// The arithmetic is the same either way, so the bits do not depend on alignment.
+constexpr size_t kStreamBytes = hn::MaxLanes(DF()) * sizeof(float);
+constexpr bool kCanStream = HWY_TARGET != HWY_SCALAR && kStreamBytes >= 16;
+
+template <class T>
+HWY_INLINE bool StreamableSegment(const BatchNormBackwardPlan& plan, const T* dx) {
+  return kCanStream && sizeof(T) == sizeof(float) && plan.stream_dx &&
+         reinterpret_cast<uintptr_t>(dx) % kStreamBytes == 0;
+}
+
+template <class T>
+HWY_INLINE void StoreOut(VD v, D d, T* HWY_RESTRICT p, bool /*stream*/) {
+  StoreNarrow(v, d, p);
+}
+HWY_INLINE void StoreOut(VD v, D /*d*/, float* HWY_RESTRICT p, bool stream) {
+  const auto narrow = hn::DemoteTo(DF(), v);
+  if (kCanStream && stream) {
+    hn::Stream(narrow, DF(), p);
+  } else {
+    hn::StoreU(narrow, DF(), p);
+  }
+}
+
 // ---------------------------------------------------------------- planar layout
 
 struct PlanarAccumulators {
@@ -188,7 +215,8 @@ struct PlanarAccumulators {
 // One contiguous run piece of n elements.
 template <int kPass, class T>
 HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
-                                  double mean, double scale, double slope, double shift, PlanarAccumulators& acc) {
+                                  double mean, double scale, double slope, double shift, PlanarAccumulators& acc,
+                                  bool stream) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
@@ -206,11 +234,11 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   }
   for (; i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
-    if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) StoreNarrow(hn::Mul(v_scale, g), d, dx + i);
+    if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
     if (kPass == bnb::kInferWrite) continue;
     const VD centered = hn::Sub(LoadWide(d, x + i), v_mean);
     if (kPass == bnb::kTrainWrite) {
-      StoreNarrow(hn::MulAdd(v_scale, g, hn::MulAdd(v_slope, centered, v_shift)), d, dx + i);
+      StoreOut(hn::MulAdd(v_scale, g, hn::MulAdd(v_slope, centered, v_shift)), d, dx + i, stream);
     } else {
       acc.dy0 = hn::Add(acc.dy0, g);
       acc.dyx0 = hn::MulAdd(g, centered, acc.dyx0);
@@ -258,7 +286,8 @@ void PlanarBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, i
     T* out = nullptr;
     if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
     if (plan.unit_runs) {
-      PlanarSegmentUnit<kPass>(x + ox, dy + ody, out, n, mean, scale, slope, shift, acc);
+      PlanarSegmentUnit<kPass>(x + ox, dy + ody, out, n, mean, scale, slope, shift, acc,
+                               StreamableSegment(plan, out));
     } else {
       PlanarSegmentStrided<kPass>(x + ox, dy + ody, out, n, plan.run_stride, mean, scale, slope, shift, acc);
     }
@@ -280,20 +309,20 @@ template <int kPass, class T>
 HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
                            const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
                            const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
-                           double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx) {
+                           double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
     if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) {
-      StoreNarrow(hn::Mul(hn::LoadU(d, scale + i), g), d, dx + i);
+      StoreOut(hn::Mul(hn::LoadU(d, scale + i), g), d, dx + i, stream);
     }
     if (kPass == bnb::kInferWrite) continue;
     const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
     if (kPass == bnb::kTrainWrite) {
       const VD inner = hn::MulAdd(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i));
-      StoreNarrow(hn::MulAdd(hn::LoadU(d, scale + i), g, inner), d, dx + i);
+      StoreOut(hn::MulAdd(hn::LoadU(d, scale + i), g, inner), d, dx + i, stream);
     } else {
       hn::StoreU(hn::Add(hn::LoadU(d, part_dy + i), g), d, part_dy + i);
       hn::StoreU(hn::MulAdd(g, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
@@ -328,7 +357,7 @@ void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int
     if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx];
     RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, ws.lane_mean + lane_begin,
                       ws.lane_scale + lane_begin, ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, part_dy,
-                      part_dyx);
+                      part_dyx, StreamableSegment(plan, out));
     cursor.Next(plan.outer);
   }
 }
@@ -363,8 +392,10 @@ void BatchNormBackwardBlockTask(const bnb::BatchNormBackwardPlan& plan, const bn
   switch (plan.io_dtype) {
     case ACL_FLOAT16: return bnb_kernels::BlockTaskT<Half16>(plan, ws, pass, task);
     case ACL_BF16: return bnb_kernels::BlockTaskT<BFloat16>(plan, ws, pass, task);
-    default: return bnb_kernels::BlockTaskT<float>(plan, ws, pass, task);
+    default: bnb_kernels::BlockTaskT<float>(plan, ws, pass, task);
   }
+  // Streaming stores are weakly ordered: fence them before the task is reported done.
+  if (plan.stream_dx && pass != bnb::kReduce) std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -87,6 +87,8 @@ struct BatchNormBackwardPlan {
   // pass while the channel is still in cache. Same blocks and combine order as the split
   // passes, so the bits do not depend on this choice.
   bool fused = false;
+  // Large fp32 gradInput: streaming stores (skip the read-for-ownership of every dx line).
+  bool stream_dx = false;
   int max_threads = 1;  // scheduling only
 
   // ---- workspace map (byte offsets; every array is double) ----
