@@ -9,6 +9,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops/fast_batch_norm_backward/batch_norm_backward_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>  // FlushStream
 #include <hwy/highway.h>
 
 #include "core/simd_convert-inl.h"
@@ -18,7 +19,6 @@
 #ifndef OA_BNB_KERNELS_SHARED_
 #define OA_BNB_KERNELS_SHARED_
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 
@@ -395,7 +395,7 @@ void BatchNormBackwardBlockTask(const bnb::BatchNormBackwardPlan& plan, const bn
     default: bnb_kernels::BlockTaskT<float>(plan, ws, pass, task);
   }
   // Streaming stores are weakly ordered: fence them before the task is reported done.
-  if (plan.stream_dx && pass != bnb::kReduce) std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (plan.stream_dx && pass != bnb::kReduce) hwy::FlushStream();
 }
 
 }  // namespace HWY_NAMESPACE
