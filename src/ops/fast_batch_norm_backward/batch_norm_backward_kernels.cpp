@@ -175,9 +175,23 @@ HWY_INLINE hn::Vec<DF> DemoteToOdd(D d, VD v) {
 }
 
 HWY_INLINE void StoreNarrow(VD v, D /*d*/, float* HWY_RESTRICT p) { StoreFromFloat(hn::DemoteTo(DF(), v), DF(), p); }
+// Rounding f64 -> f32 -> 16-bit can differ from one rounding only where the f32 value is
+// a midpoint of the 16-bit format, and every such midpoint has at least this many trailing
+// zero bits in f32 (bf16: 0x8000 pattern; fp16: 0x1000, or more zeros when subnormal).
+HWY_INLINE uint32_t TieCandidateMask(const BFloat16*) { return 0x7FFFu; }
+HWY_INLINE uint32_t TieCandidateMask(const Half16*) { return 0x0FFFu; }
+
 template <class T>
 HWY_INLINE void StoreNarrow(VD v, D d, T* HWY_RESTRICT p) {
-  StoreFromFloat(DemoteToOdd(d, v), DF(), p);
+  const DF df;
+  const hn::RebindToUnsigned<DF> du;
+  const auto nearest = hn::DemoteTo(df, v);
+  const auto low_bits = hn::And(hn::BitCast(du, nearest), hn::Set(du, TieCandidateMask(p)));
+  if (hn::AllFalse(du, hn::Eq(low_bits, hn::Zero(du)))) {
+    StoreFromFloat(nearest, df, p);  // no lane can be a midpoint: the two roundings are one
+  } else {
+    StoreFromFloat(DemoteToOdd(d, v), df, p);
+  }
 }
 
 // Large fp32 outputs are written with streaming stores (no read-for-ownership of dx), when
