@@ -34,6 +34,11 @@ enum Pass {
   kInferWriteReduce = 3,  // dx = scale*dy, plus sums
 };
 
+// Rows of plain channels-last data: lane l is channel l, so the lane arrays are the channel arrays.
+inline bool LanesAreChannels(const BatchNormBackwardPlan& plan) {
+  return plan.layout == Layout::kRows && plan.row_width == plan.channels;
+}
+
 // The workspace seen as named double arrays.
 struct WorkspaceArrays {
   double* mean;       // per channel
@@ -62,10 +67,10 @@ struct WorkspaceArrays {
     sum_dyx = channel + 6 * c;
     double* lanes = reinterpret_cast<double*>(base + plan.ws_lanes);
     const int64_t w = plan.row_width;
-    lane_mean = lanes;
-    lane_scale = lanes + w;
-    lane_slope = lanes + 2 * w;
-    lane_shift = lanes + 3 * w;
+    lane_mean = LanesAreChannels(plan) ? mean : lanes;
+    lane_scale = LanesAreChannels(plan) ? scale : lanes + w;
+    lane_slope = LanesAreChannels(plan) ? slope : lanes + 2 * w;
+    lane_shift = LanesAreChannels(plan) ? shift : lanes + 3 * w;
     partials = reinterpret_cast<double*>(base + plan.ws_partials);
   }
 };
@@ -94,7 +99,7 @@ struct OuterCursor {
 
 inline double ReadChannel(const ChannelVector& v, int64_t c, double absent) {
   if (v.data == nullptr) return absent;
-  const char* p = v.data + c * v.stride * static_cast<int64_t>(DataTypeSize(v.dtype));
+  const char* p = v.data + c * v.stride_bytes;
   switch (v.dtype) {
     case ACL_FLOAT16: return HalfToFloat(reinterpret_cast<const Half16*>(p)->bits);
     case ACL_BF16: return Bf16ToFloat(reinterpret_cast<const BFloat16*>(p)->bits);
@@ -103,7 +108,7 @@ inline double ReadChannel(const ChannelVector& v, int64_t c, double absent) {
 }
 
 inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
-  char* p = v.data + c * v.stride * static_cast<int64_t>(DataTypeSize(v.dtype));
+  char* p = v.data + c * v.stride_bytes;
   switch (v.dtype) {
     case ACL_FLOAT16: reinterpret_cast<Half16*>(p)->bits = FloatToHalf(RoundToOddFloat(value)); break;
     case ACL_BF16: reinterpret_cast<BFloat16*>(p)->bits = FloatToBf16(RoundToOddFloat(value)); break;
@@ -443,13 +448,17 @@ void PrepareChannels(const BatchNormBackwardPlan& plan, const WorkspaceArrays& w
 }
 
 void ExpandLanes(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
-  if (plan.layout != Layout::kRows) return;
-  for (int64_t lane = 0; lane < plan.row_width; ++lane) {
-    const int64_t c = (lane / plan.lane_repeat) % plan.channels;
-    ws.lane_mean[lane] = ws.mean[c];
-    ws.lane_scale[lane] = ws.scale[c];
-    ws.lane_slope[lane] = ws.slope[c];
-    ws.lane_shift[lane] = ws.shift[c];
+  if (plan.layout != Layout::kRows || LanesAreChannels(plan)) return;
+  int64_t lane = 0;  // lanes run (pack, channel, repeat), repeat fastest
+  while (lane < plan.row_width) {
+    for (int64_t c = 0; c < plan.channels; ++c) {
+      for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
+        ws.lane_mean[lane] = ws.mean[c];
+        ws.lane_scale[lane] = ws.scale[c];
+        ws.lane_slope[lane] = ws.slope[c];
+        ws.lane_shift[lane] = ws.shift[c];
+      }
+    }
   }
 }
 

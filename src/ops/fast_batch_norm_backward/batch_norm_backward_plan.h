@@ -18,7 +18,7 @@ enum BigTensor { kX = 0, kDy = 1, kDx = 2, kNumBigTensors = 3 };
 struct ChannelVector {
   char* data = nullptr;  // element 0 of the view; null: absent (defaults apply) or not requested
   aclDataType dtype = ACL_FLOAT;
-  int64_t stride = 1;  // in elements
+  int64_t stride_bytes = 0;  // element c is at data + c * stride_bytes
   int64_t length = 0;
 };
 

@@ -39,7 +39,7 @@ ChannelVector MakeChannelVector(const aclTensor* t) {
   if (t == nullptr) return v;
   v.data = ElementPointer(t);
   v.dtype = t->dtype;
-  v.stride = t->Rank() == 1 ? t->strides[0] : 1;
+  v.stride_bytes = (t->Rank() == 1 ? t->strides[0] : 1) * static_cast<int64_t>(DataTypeSize(t->dtype));
   v.length = t->Rank() == 1 ? t->view_dims[0] : 0;
   return v;
 }
@@ -186,7 +186,7 @@ BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads) {
     plan.row_blocks = CeilDiv(rows, plan.rows_per_block);
     plan.lanes_per_group = plan.row_width <= 2048 ? plan.row_width : 1024;
     plan.lane_groups = CeilDiv(plan.row_width, plan.lanes_per_group);
-    lane_bytes = sizeof(double) * 4 * plan.row_width;
+    lane_bytes = plan.row_width == channels ? 0 : sizeof(double) * 4 * plan.row_width;  // else lanes are channels
     partial_bytes = sizeof(double) * 2 * plan.row_width * plan.row_blocks;
   }
 
