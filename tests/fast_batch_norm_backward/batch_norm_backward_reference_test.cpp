@@ -1,11 +1,13 @@
 // aclnnFastBatchNormBackward / aclnnBatchNormBackward against an independent float64
 // reference, without torch (so the sanitizer build runs every kernel path).
 //
-// What "correct" means here (EqualsRoundedOnce): every requested output element equals the
-// exact formula evaluated on the stored inputs (long double sums) rounded once, to nearest
-// even, to the output dtype; the only allowed difference is one ulp where the exact value
-// lies within 1e-9 of the size of its terms from a rounding midpoint (there the float64
-// evaluation order decides). This holds for fp32 as well as fp16/bf16 outputs.
+// What "correct" means here (EqualsRoundedOnce): every requested output element is the exact
+// formula, evaluated on the stored inputs, computed to better than 1e-9 of the size of its
+// terms and rounded once (to nearest even) to the output dtype: it must lie between the
+// roundings of (exact - 1e-9*scale) and (exact + 1e-9*scale), where scale sums the
+// magnitudes of the terms. Away from rounding midpoints (and from heavy cancellation) that
+// is exactly the reference rounded once. The same check applies to fp32, fp16 and bf16
+// outputs; an fp32-precision evaluation (errors ~1e-7*scale) fails it.
 #include <gtest/gtest.h>
 
 #include "bn_check.h"
@@ -48,8 +50,8 @@ TEST(BatchNormBackwardReference, LayoutsDtypesModes) {
       }
     }
   }
-  std::printf("checked %lld elements, %lld allowed rounding-boundary differences\n",
-              static_cast<long long>(stat.checked), static_cast<long long>(stat.boundary_differences));
+  std::printf("checked %lld elements, %lld results inside the evaluation window but not the reference rounded once\n",
+              static_cast<long long>(stat.checked), static_cast<long long>(stat.window_differences));
 }
 
 TEST(BatchNormBackwardReference, MixedLayoutsAndChannelDtypes) {
