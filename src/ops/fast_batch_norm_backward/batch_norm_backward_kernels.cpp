@@ -353,45 +353,6 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
   }
 }
 
-// Two rows at once: coefficients and partial sums are loaded and stored once per pair. Per
-// lane the additions happen in the same order as two RowSegment calls, so the bits match.
-template <int kPass, class T>
-HWY_INLINE void RowPairSegment(const T* HWY_RESTRICT xa, const T* HWY_RESTRICT dya, T* HWY_RESTRICT dxa,
-                               const T* HWY_RESTRICT xb, const T* HWY_RESTRICT dyb, T* HWY_RESTRICT dxb, int64_t n,
-                               const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
-                               const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
-                               double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream_a,
-                               bool stream_b) {
-  const D d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    const VD ga = LoadWide(d, dya + i), gb = LoadWide(d, dyb + i);
-    if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) {
-      const VD s = hn::LoadU(d, scale + i);
-      StoreOut(hn::Mul(s, ga), d, dxa + i, stream_a);
-      StoreOut(hn::Mul(s, gb), d, dxb + i, stream_b);
-    }
-    if (kPass == bnb::kInferWrite) continue;
-    const VD m = hn::LoadU(d, mean + i);
-    const VD ca = hn::Sub(LoadWide(d, xa + i), m), cb = hn::Sub(LoadWide(d, xb + i), m);
-    if (kPass == bnb::kTrainWrite) {
-      const VD s = hn::LoadU(d, scale + i), sl = hn::LoadU(d, slope + i), sh = hn::LoadU(d, shift + i);
-      StoreOut(hn::MulAdd(s, ga, hn::MulAdd(sl, ca, sh)), d, dxa + i, stream_a);
-      StoreOut(hn::MulAdd(s, gb, hn::MulAdd(sl, cb, sh)), d, dxb + i, stream_b);
-    } else {
-      hn::StoreU(hn::Add(hn::Add(hn::LoadU(d, part_dy + i), ga), gb), d, part_dy + i);
-      hn::StoreU(hn::MulAdd(gb, cb, hn::MulAdd(ga, ca, hn::LoadU(d, part_dyx + i))), d, part_dyx + i);
-    }
-  }
-  for (; i < n; ++i) {
-    T* out_a = kPass == bnb::kReduce ? nullptr : dxa + i;
-    T* out_b = kPass == bnb::kReduce ? nullptr : dxb + i;
-    bnb::ScalarElement<kPass>(xa + i, dya + i, out_a, mean[i], scale[i], slope[i], shift[i], part_dy[i], part_dyx[i]);
-    bnb::ScalarElement<kPass>(xb + i, dyb + i, out_b, mean[i], scale[i], slope[i], shift[i], part_dy[i], part_dyx[i]);
-  }
-}
-
 template <int kPass, class T>
 void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t row_block, int64_t group) {
   const int64_t width = plan.row_width;
@@ -410,30 +371,13 @@ void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int
   T* dx = nullptr;
   if (kPass != bnb::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
   OuterCursor cursor(plan.outer, row_begin);
-  const double* mean = ws.lane_mean + lane_begin;
-  const double* scale = ws.lane_scale + lane_begin;
-  const double* slope = ws.lane_slope + lane_begin;
-  const double* shift = ws.lane_shift + lane_begin;
-  int64_t row = row_begin;
-  for (; row + 1 < row_end; row += 2) {
-    const int64_t a[3] = {cursor.offset[kX], cursor.offset[kDy], cursor.offset[kDx]};
-    cursor.Next(plan.outer);
-    T* out_a = nullptr;
-    T* out_b = nullptr;
-    if (kPass != bnb::kReduce) {
-      out_a = dx + a[kDx];
-      out_b = dx + cursor.offset[kDx];
-    }
-    RowPairSegment<kPass>(x + a[kX], dy + a[kDy], out_a, x + cursor.offset[kX], dy + cursor.offset[kDy], out_b, n,
-                          mean, scale, slope, shift, part_dy, part_dyx, StreamableSegment(plan, out_a),
-                          StreamableSegment(plan, out_b));
-    cursor.Next(plan.outer);
-  }
-  if (row < row_end) {
+  for (int64_t row = row_begin; row < row_end; ++row) {
     T* out = nullptr;
     if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx];
-    RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, mean, scale, slope, shift, part_dy,
+    RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, ws.lane_mean + lane_begin,
+                      ws.lane_scale + lane_begin, ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, part_dy,
                       part_dyx, StreamableSegment(plan, out));
+    cursor.Next(plan.outer);
   }
 }
 
