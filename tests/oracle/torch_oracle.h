@@ -49,8 +49,9 @@ void Bf16ToFloat(const uint16_t* src, float* dst, int64_t n);
 // --- at::upsample_nearest_exact3d_backward (CPU kernel) ---
 // grad_out: [N, C, d, h, w] view; grad_input: [N, C, D, H, W] view written in place (any
 // strides; another dtype is converted by torch's copy_). scales <= 0 are passed to torch as
-// "not given". A contiguous grad_input of grad_out's dtype is written by torch's out= kernel
-// directly (no extra copy, so benchmarks time torch alone). grad_input.data == nullptr:
+// "not given". A grad_input of grad_out's dtype laid out as torch would allocate it
+// (contiguous, or channels-last if grad_out is) is written by torch's out= kernel directly
+// (no extra copy, so benchmarks time torch alone). grad_input.data == nullptr:
 // compute and drop the result (timing torch's functional call, allocation included).
 void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64_t, 3>& output_size,
                                     const std::array<int64_t, 5>& input_size, double scale_d, double scale_h,
