@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -56,44 +57,59 @@ TEST(OracleConversion, EveryBf16WidensLikeTorch) {
   EXPECT_TRUE(BitwiseEqual(F32(torch_result.data(), n), F32(ours.data(), n), NanPolicy::kExactBits));
 }
 
-void ExpectNarrowingLikeTorch(const std::vector<uint32_t>& patterns) {
-  const std::vector<float> values = support::PatternsAsFloats(patterns);
-  const int64_t n = static_cast<int64_t>(values.size());
-  std::vector<uint16_t> torch_half(values.size()), ours_half(values.size()), public_half(values.size());
-  std::vector<uint16_t> torch_bf16(values.size()), ours_bf16(values.size());
-  oracle::FloatToHalf(values.data(), torch_half.data(), n);
-  oracle::FloatToBf16(values.data(), torch_bf16.data(), n);
-  for (size_t i = 0; i < values.size(); ++i) {
-    ours_half[i] = oa::FloatToHalf(values[i]);
-    public_half[i] = aclFloatToFloat16(values[i]);
-    ours_bf16[i] = oa::FloatToBf16(values[i]);
+// Buffers reused across calls: the exhaustive test narrows 2^32 values in blocks, and
+// fresh 100+ MB allocations per block would spend most of its time in page faults.
+struct NarrowingBuffers {
+  std::vector<float> values;
+  std::vector<uint16_t> torch_half, ours_half, public_half, torch_bf16, ours_bf16;
+};
+
+void ExpectNarrowingLikeTorch(const std::vector<uint32_t>& patterns, NarrowingBuffers& b) {
+  const size_t count = patterns.size();
+  const int64_t n = static_cast<int64_t>(count);
+  for (auto* buffer : {&b.torch_half, &b.ours_half, &b.public_half, &b.torch_bf16, &b.ours_bf16}) {
+    buffer->resize(count);
   }
-  EXPECT_TRUE(BitwiseEqual(F16(torch_half.data(), n), F16(ours_half.data(), n), NanPolicy::kAnyNan));
-  EXPECT_TRUE(BitwiseEqual(F16(torch_half.data(), n), F16(public_half.data(), n), NanPolicy::kAnyNan));
-  EXPECT_TRUE(BitwiseEqual(BF16(torch_bf16.data(), n), BF16(ours_bf16.data(), n), NanPolicy::kAnyNan));
+  b.values.resize(count);
+  std::memcpy(b.values.data(), patterns.data(), count * sizeof(float));
+  oracle::FloatToHalf(b.values.data(), b.torch_half.data(), n);
+  oracle::FloatToBf16(b.values.data(), b.torch_bf16.data(), n);
+  for (size_t i = 0; i < count; ++i) {
+    b.ours_half[i] = oa::FloatToHalf(b.values[i]);
+    b.public_half[i] = aclFloatToFloat16(b.values[i]);
+    b.ours_bf16[i] = oa::FloatToBf16(b.values[i]);
+  }
+  EXPECT_TRUE(BitwiseEqual(F16(b.torch_half.data(), n), F16(b.ours_half.data(), n), NanPolicy::kAnyNan));
+  EXPECT_TRUE(BitwiseEqual(F16(b.torch_half.data(), n), F16(b.public_half.data(), n), NanPolicy::kAnyNan));
+  EXPECT_TRUE(BitwiseEqual(BF16(b.torch_bf16.data(), n), BF16(b.ours_bf16.data(), n), NanPolicy::kAnyNan));
   // Stronger than torch promises: our NaNs keep their sign (documented in half.h).
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!std::isnan(values[i])) continue;
-    ASSERT_EQ(ours_half[i] >> 15, patterns[i] >> 31) << "index " << i;
-    ASSERT_EQ(ours_bf16[i] >> 15, patterns[i] >> 31) << "index " << i;
+  for (size_t i = 0; i < count; ++i) {
+    if (!std::isnan(b.values[i])) continue;
+    ASSERT_EQ(b.ours_half[i] >> 15, patterns[i] >> 31) << "index " << i;
+    ASSERT_EQ(b.ours_bf16[i] >> 15, patterns[i] >> 31) << "index " << i;
   }
 }
 
-TEST(OracleConversion, BoundaryFloatsNarrowLikeTorch) { ExpectNarrowingLikeTorch(BoundaryFloatPatterns()); }
+TEST(OracleConversion, BoundaryFloatsNarrowLikeTorch) {
+  NarrowingBuffers buffers;
+  ExpectNarrowingLikeTorch(BoundaryFloatPatterns(), buffers);
+}
 
 TEST(OracleConversion, StrideThroughAllFloatsNarrowsLikeTorch) {
   // 4099 is prime, so the sample hits every residue of the low mantissa bits.
-  ExpectNarrowingLikeTorch(StridedFloatPatterns(4099, 0));
-  ExpectNarrowingLikeTorch(StridedFloatPatterns(4099 * 7, 2048));
+  NarrowingBuffers buffers;
+  ExpectNarrowingLikeTorch(StridedFloatPatterns(4099, 0), buffers);
+  ExpectNarrowingLikeTorch(StridedFloatPatterns(4099 * 7, 2048), buffers);
 }
 
 // Large tier (label "large"): every one of the 2^32 fp32 patterns, in blocks.
 TEST(OracleConversionExhaustive, AllFloatsNarrowLikeTorch) {
   constexpr uint64_t kBlock = uint64_t{1} << 24;
   std::vector<uint32_t> patterns(kBlock);
+  NarrowingBuffers buffers;
   for (uint64_t start = 0; start <= 0xFFFFFFFFull; start += kBlock) {
     for (uint64_t i = 0; i < kBlock; ++i) patterns[i] = static_cast<uint32_t>(start + i);
-    ExpectNarrowingLikeTorch(patterns);
+    ExpectNarrowingLikeTorch(patterns, buffers);
     if (::testing::Test::HasFailure()) {
       ADD_FAILURE() << "stopping at block starting 0x" << std::hex << start;
       return;

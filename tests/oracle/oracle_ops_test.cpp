@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <vector>
 
 #include "support/compare.h"
@@ -136,6 +137,17 @@ TEST(OracleUpsampleScales, GivenScalesMatchTheSizeRatio) {
   EXPECT_TRUE(support::BitwiseEqual(support::F32(without.data(), n), support::F32(with.data(), n)));
   // Timing-only call (no output) must not crash.
   oracle::UpsampleNearestExact3dBackward(go, out, in, 0, 0, 0, {nullptr, oracle::DType::kFloat32, in_shape, {}});
+}
+
+TEST(OracleUpsampleScales, UnsupportedCasesThrowInsteadOfAborting) {
+  // torch 1.13 has no fp16 CPU kernel for this op: the oracle reports it as an exception.
+  const std::vector<int64_t> out_shape = {1, 1, 2, 2, 2};
+  const std::vector<int64_t> in_shape = {1, 1, 1, 1, 1};
+  std::vector<uint16_t> grad_out(8, 0x3C00), grad_input(1);
+  EXPECT_THROW(oracle::UpsampleNearestExact3dBackward({grad_out.data(), oracle::DType::kFloat16, out_shape, {}},
+                                                      {2, 2, 2}, {1, 1, 1, 1, 1}, 0, 0, 0,
+                                                      {grad_input.data(), oracle::DType::kFloat16, in_shape, {}}),
+               std::exception);
 }
 
 // ----------------------------------------------------------------------------------------

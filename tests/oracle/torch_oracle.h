@@ -34,6 +34,9 @@ inline std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& shap
   return strides;
 }
 
+// Every function throws a std::exception (c10::Error) when torch rejects the call, e.g.
+// fp16 upsample or batch norm on CPU, which torch 1.13 does not implement.
+
 // Threads torch may use (at::set_num_threads; n <= 0 leaves it); returns the previous value.
 int SetTorchThreads(int n);
 // Which ATen CPU kernel set is in use ("AVX2", "AVX512", "DEFAULT"); ATEN_CPU_CAPABILITY
