@@ -20,6 +20,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Targets without F16C/NEON conversions: Highway emulates f16 there by truncation, so we
 // convert lane by lane with the scalar reference instead (only the forced baseline).
+#undef OA_SIMD_SCALAR_F16  // defined once per target pass
 #if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_EMU128 || \
     HWY_TARGET == HWY_SCALAR
 #define OA_SIMD_SCALAR_F16 1
@@ -58,7 +59,7 @@ HWY_INLINE void StoreFromFloat(hn::Vec<DF> v, DF df, float* HWY_RESTRICT p) {
 }
 
 template <class DF>
-HWY_INLINE void StoreFromFloat(hn::Vec<DF> v, DF df, BFloat16* HWY_RESTRICT p) {
+HWY_INLINE void StoreFromFloat(hn::Vec<DF> v, DF /*df*/, BFloat16* HWY_RESTRICT p) {
   const hn::RebindToUnsigned<DF> du32;
   const hn::RebindToSigned<DF> di32;
   const hn::Rebind<uint16_t, DF> du16;
