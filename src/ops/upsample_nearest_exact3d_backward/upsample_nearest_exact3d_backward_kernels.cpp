@@ -1,0 +1,260 @@
+// Kernels of aclnnUpsampleNearestExact3dBackward. Each gradInput element is a gather: it
+// sums, in float32 and in increasing (od, oh, ow) order starting from 0, the gradOut
+// elements of its three [begin, end) ranges, which reproduces PyTorch's scatter order bit
+// for bit without a zero-fill pass. One kernel per memory layout, chosen in phase 1.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_kernels.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "core/simd_convert-inl.h"
+#include "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_plan.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace oa {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using Plan = UpsampleNearestExact3dBackwardPlan;
+
+// Gathers row[index[lane]] as float32 lanes.
+template <class DF, class VI>
+HWY_INLINE hn::Vec<DF> GatherAsFloat(DF df, const float* HWY_RESTRICT row, VI index) {
+  return hn::GatherIndex(df, row, index);
+}
+// No 16-bit gather in Highway: read the lanes one by one (only the general W mapping of
+// half types takes this path).
+template <class DF, class VI, typename T>
+HWY_INLINE hn::Vec<DF> GatherAsFloat(DF df, const T* HWY_RESTRICT row, VI index) {
+  const hn::RebindToSigned<DF> di;
+  HWY_ALIGN int32_t lanes_index[hn::MaxLanes(di)];
+  HWY_ALIGN float lanes_value[hn::MaxLanes(df)];
+  hn::Store(index, di, lanes_index);
+  for (size_t lane = 0; lane < hn::Lanes(df); ++lane) lanes_value[lane] = ToFloat(row[lanes_index[lane]]);
+  return hn::Load(df, lanes_value);
+}
+
+// Splits 2L consecutive elements (lo, hi) into the even-indexed and odd-indexed ones.
+template <class DF>
+HWY_INLINE void SplitEvenOdd(DF df, hn::Vec<DF> lo, hn::Vec<DF> hi, hn::Vec<DF>* even, hn::Vec<DF>* odd) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)df;
+  *even = lo;
+  *odd = hi;
+#else
+  *even = hn::ConcatEven(df, hi, lo);
+  *odd = hn::ConcatOdd(df, hi, lo);
+#endif
+}
+
+// Stores the first `count` lanes of acc (a row's last, partial chunk).
+template <class DF, typename T>
+HWY_INLINE void StorePartial(DF df, hn::Vec<DF> acc, size_t count, T* HWY_RESTRICT out) {
+  HWY_ALIGN float lanes[hn::MaxLanes(df)];
+  hn::Store(acc, df, lanes);
+  for (size_t lane = 0; lane < count; ++lane) FromFloat(lanes[lane], out + lane);
+}
+
+// NCDHW-like views (W has unit stride in both tensors): one row (n, c, i, j) of gradInput
+// at a time, vectorised along W. The W mapping is identity, exactly x2 (contiguous loads
+// and an even/odd split), or general (per-lane gather from the plan's lane tables).
+template <typename T>
+void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const T* HWY_RESTRICT grad_out = static_cast<const T*>(plan.grad_out);
+  T* HWY_RESTRICT grad_input = static_cast<T*>(plan.grad_input);
+  const auto& go = plan.grad_out_strides;
+  const auto& gi = plan.grad_input_strides;
+  const int64_t in_d = plan.in_size[0], in_h = plan.in_size[1], in_w = plan.in_size[2];
+  const AxisRanges& range_d = plan.ranges[0];
+  const AxisRanges& range_h = plan.ranges[1];
+  const int32_t* HWY_RESTRICT w_begin = plan.w_begin.data();
+  const int32_t* HWY_RESTRICT w_count = plan.w_count.data();
+
+  for (int64_t row = first_row; row < last_row; ++row) {
+    const int64_t j = row % in_h;
+    const int64_t i = (row / in_h) % in_d;
+    const int64_t nc = row / (in_h * in_d);
+    const int64_t c = nc % plan.channels, n = nc / plan.channels;
+    const int64_t od_begin = range_d.begin[i], od_end = range_d.end[i];
+    const int64_t oh_begin = range_h.begin[j], oh_end = range_h.end[j];
+    const T* HWY_RESTRICT plane = grad_out + n * go[0] + c * go[1];
+    T* HWY_RESTRICT out_row = grad_input + n * gi[0] + c * gi[1] + i * gi[2] + j * gi[3];
+
+    for (int64_t l0 = 0; l0 < in_w; l0 += lanes) {
+      const bool full = l0 + lanes <= in_w;
+      auto acc = hn::Zero(df);
+      if (full && plan.width_pattern == WidthPattern::kIdentity) {
+        for (int64_t od = od_begin; od < od_end; ++od) {
+          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+            acc = hn::Add(acc, LoadAsFloat(df, plane + od * go[2] + oh * go[3] + l0));
+          }
+        }
+      } else if (full && plan.width_pattern == WidthPattern::kDouble) {
+        for (int64_t od = od_begin; od < od_end; ++od) {
+          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+            const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3] + 2 * l0;
+            hn::Vec<decltype(df)> even, odd;
+            SplitEvenOdd(df, LoadAsFloat(df, src), LoadAsFloat(df, src + lanes), &even, &odd);
+            acc = hn::Add(hn::Add(acc, even), odd);
+          }
+        }
+      } else {
+        const auto begin = hn::LoadU(di, w_begin + l0);
+        const auto count = hn::LoadU(di, w_count + l0);
+        const int32_t max_count = hn::GetLane(hn::MaxOfLanes(di, count));
+        for (int64_t od = od_begin; od < od_end; ++od) {
+          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+            const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+            for (int32_t k = 0; k < max_count; ++k) {
+              const auto active = hn::Lt(hn::Set(di, k), count);
+              // Inactive lanes read element 0 (always inside the row) and add +0, which
+              // leaves the sum unchanged: it starts at +0 and so is never -0.
+              const auto value = GatherAsFloat(df, src, hn::IfThenElseZero(active, hn::Add(begin, hn::Set(di, k))));
+              acc = hn::Add(acc, hn::IfThenElseZero(hn::RebindMask(df, active), value));
+            }
+          }
+        }
+      }
+      if (full) {
+        StoreFromFloat(acc, df, out_row + l0);
+      } else {
+        StorePartial(df, acc, static_cast<size_t>(in_w - l0), out_row + l0);
+      }
+    }
+  }
+}
+
+// Sums one element's ranges in (od, oh, ow) order; `base` is gradOut at [n, c, 0, 0, 0].
+template <typename T>
+HWY_INLINE float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t, 5>& go, int64_t od_begin,
+                           int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t ow_begin, int64_t ow_end) {
+  float sum = 0.0f;
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      const T* HWY_RESTRICT src = base + od * go[2] + oh * go[3];
+      for (int64_t ow = ow_begin; ow < ow_end; ++ow) sum += ToFloat(src[ow * go[4]]);
+    }
+  }
+  return sum;
+}
+
+// Channels-last views (C has unit stride in both tensors): one row (n, i, j) of W*C
+// gradInput elements at a time, vectorised along C with plain loads.
+template <typename T>
+void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const hn::ScalableTag<float> df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const T* HWY_RESTRICT grad_out = static_cast<const T*>(plan.grad_out);
+  T* HWY_RESTRICT grad_input = static_cast<T*>(plan.grad_input);
+  const auto& go = plan.grad_out_strides;
+  const auto& gi = plan.grad_input_strides;
+  const int64_t in_d = plan.in_size[0], in_h = plan.in_size[1], in_w = plan.in_size[2];
+  const int64_t channels = plan.channels;
+  const int64_t vector_channels = channels / lanes * lanes;
+  const AxisRanges& range_d = plan.ranges[0];
+  const AxisRanges& range_h = plan.ranges[1];
+  const AxisRanges& range_w = plan.ranges[2];
+
+  for (int64_t row = first_row; row < last_row; ++row) {
+    const int64_t j = row % in_h;
+    const int64_t i = (row / in_h) % in_d;
+    const int64_t n = row / (in_h * in_d);
+    const int64_t od_begin = range_d.begin[i], od_end = range_d.end[i];
+    const int64_t oh_begin = range_h.begin[j], oh_end = range_h.end[j];
+    const T* HWY_RESTRICT batch = grad_out + n * go[0];
+    T* HWY_RESTRICT out_row = grad_input + n * gi[0] + i * gi[2] + j * gi[3];
+    for (int64_t l = 0; l < in_w; ++l) {
+      const int64_t ow_begin = range_w.begin[l], ow_end = range_w.end[l];
+      T* HWY_RESTRICT out = out_row + l * gi[4];
+      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
+        auto acc = hn::Zero(df);
+        for (int64_t od = od_begin; od < od_end; ++od) {
+          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+            const T* HWY_RESTRICT src = batch + od * go[2] + oh * go[3] + c0;
+            for (int64_t ow = ow_begin; ow < ow_end; ++ow) acc = hn::Add(acc, LoadAsFloat(df, src + ow * go[4]));
+          }
+        }
+        StoreFromFloat(acc, df, out + c0);
+      }
+      for (int64_t c = vector_channels; c < channels; ++c) {
+        FromFloat(SumRanges(batch + c, go, od_begin, od_end, oh_begin, oh_end, ow_begin, ow_end), out + c);
+      }
+    }
+  }
+}
+
+// Any other views: every element gathered with full 64-bit strides.
+template <typename T>
+void RowsStrided(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const T* HWY_RESTRICT grad_out = static_cast<const T*>(plan.grad_out);
+  T* HWY_RESTRICT grad_input = static_cast<T*>(plan.grad_input);
+  const auto& go = plan.grad_out_strides;
+  const auto& gi = plan.grad_input_strides;
+  const int64_t in_d = plan.in_size[0], in_h = plan.in_size[1], in_w = plan.in_size[2];
+  const AxisRanges& range_d = plan.ranges[0];
+  const AxisRanges& range_h = plan.ranges[1];
+  const AxisRanges& range_w = plan.ranges[2];
+  for (int64_t row = first_row; row < last_row; ++row) {
+    const int64_t j = row % in_h;
+    const int64_t i = (row / in_h) % in_d;
+    const int64_t nc = row / (in_h * in_d);
+    const int64_t c = nc % plan.channels, n = nc / plan.channels;
+    const T* HWY_RESTRICT plane = grad_out + n * go[0] + c * go[1];
+    T* HWY_RESTRICT out_row = grad_input + n * gi[0] + c * gi[1] + i * gi[2] + j * gi[3];
+    for (int64_t l = 0; l < in_w; ++l) {
+      const float sum = SumRanges(plane, go, range_d.begin[i], range_d.end[i], range_h.begin[j], range_h.end[j],
+                                  range_w.begin[l], range_w.end[l]);
+      FromFloat(sum, out_row + l * gi[4]);
+    }
+  }
+}
+
+template <typename T>
+void RunRows(const Plan& plan, int64_t first_row, int64_t last_row) {
+  switch (plan.kernel) {
+    case UpsampleKernel::kRowsAlongW:
+      return RowsAlongW<T>(plan, first_row, last_row);
+    case UpsampleKernel::kChannelsLast:
+      return RowsChannelsLast<T>(plan, first_row, last_row);
+    case UpsampleKernel::kStrided:
+      return RowsStrided<T>(plan, first_row, last_row);
+    case UpsampleKernel::kNothing:
+      return;
+  }
+}
+
+void UpsampleTask(const Plan& plan, int64_t task) {
+  // Balanced contiguous blocks: the first rows % num_tasks tasks get one extra row.
+  const int64_t base = plan.rows / plan.num_tasks, extra = plan.rows % plan.num_tasks;
+  const int64_t first_row = task * base + (task < extra ? task : extra);
+  const int64_t last_row = first_row + base + (task < extra ? 1 : 0);
+  switch (plan.dtype) {
+    case ACL_FLOAT:
+      return RunRows<float>(plan, first_row, last_row);
+    case ACL_FLOAT16:
+      return RunRows<Half16>(plan, first_row, last_row);
+    case ACL_BF16:
+      return RunRows<BFloat16>(plan, first_row, last_row);
+    default:
+      return;  // rejected in phase 1
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace oa {
+
+HWY_EXPORT(UpsampleTask);
+
+void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task) {
+  HWY_DYNAMIC_DISPATCH(UpsampleTask)(plan, task);
+}
+
+}  // namespace oa
+#endif  // HWY_ONCE
