@@ -20,7 +20,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Targets without F16C/NEON conversions: Highway emulates f16 there by truncation, so we
 // convert lane by lane with the scalar reference instead (only the forced baseline).
-#undef OA_SIMD_SCALAR_F16  // defined once per target pass
+#undef OA_SIMD_SCALAR_F16  // this header is re-included once per target
 #if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_EMU128 || \
     HWY_TARGET == HWY_SCALAR
 #define OA_SIMD_SCALAR_F16 1
@@ -67,7 +67,7 @@ HWY_INLINE void StoreFromFloat(hn::Vec<DF> v, DF /*df*/, BFloat16* HWY_RESTRICT 
   const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
   const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb)));
   const auto quiet_nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40u));
-  const auto is_nan = hn::RebindMask(du32, hn::Ne(v, v));
+  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(v));  // Ne(v, v) is ordered on AVX2/AVX3: false
   const auto result = hn::IfThenElse(is_nan, quiet_nan, rounded);  // every lane < 0x10000
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, result)), du16, reinterpret_cast<uint16_t*>(p));
 }

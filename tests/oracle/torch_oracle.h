@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace oracle {
@@ -19,8 +20,25 @@ struct View {
   std::vector<int64_t> strides;  // empty: contiguous row-major
 };
 
-// Threads torch may use (torch::set_num_threads); returns the previous value.
+// Strides (in elements) of a channels-last layout for shape [N, C, spatial...]: C varies
+// fastest, then the spatial dims in order, then N (torch's ChannelsLast / ChannelsLast3d).
+inline std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  if (shape.size() < 3) return strides;
+  int64_t step = shape[1];
+  for (size_t d = shape.size() - 1; d >= 2; --d) {
+    strides[d] = step;
+    step *= shape[d];
+  }
+  strides[0] = step;
+  return strides;
+}
+
+// Threads torch may use (at::set_num_threads; n <= 0 leaves it); returns the previous value.
 int SetTorchThreads(int n);
+// Which ATen CPU kernel set is in use ("AVX2", "AVX512", "DEFAULT"); ATEN_CPU_CAPABILITY
+// overrides torch's choice at start-up.
+std::string TorchCpuCapability();
 
 // --- dtype conversions as torch performs them (c10::Half / c10::BFloat16 casts) ---
 void FloatToHalf(const float* src, uint16_t* dst, int64_t n);
@@ -30,14 +48,19 @@ void Bf16ToFloat(const uint16_t* src, float* dst, int64_t n);
 
 // --- at::upsample_nearest_exact3d_backward (CPU kernel) ---
 // grad_out: [N, C, d, h, w] view; grad_input: [N, C, D, H, W] view written in place (any
-// strides, same dtype as grad_out). scales <= 0 are passed to torch as "not given".
+// strides; another dtype is converted by torch's copy_). scales <= 0 are passed to torch as
+// "not given". A contiguous grad_input of grad_out's dtype is written by torch's out= kernel
+// directly (no extra copy, so benchmarks time torch alone). grad_input.data == nullptr:
+// compute and drop the result (timing torch's functional call, allocation included).
 void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64_t, 3>& output_size,
                                     const std::array<int64_t, 5>& input_size, double scale_d, double scale_h,
                                     double scale_w, const View& grad_input);
 
 // --- at::native_batch_norm_backward (CPU kernel) ---
 // Optional per-channel tensors may have data == nullptr (passed to torch as undefined).
-// Outputs whose mask bit is false are not written (their View may be empty).
+// Outputs whose mask bit is false are not written (their View may be empty). Results are
+// copied into the outputs (torch has no out= kernel for this op); an output with
+// data == nullptr is computed but not copied (benchmarks: time torch's call alone).
 void NativeBatchNormBackward(const View& grad_out, const View& input, const View& weight, const View& running_mean,
                              const View& running_var, const View& save_mean, const View& save_invstd, bool training,
                              double eps, const std::array<bool, 3>& output_mask, const View& grad_input,

@@ -1,0 +1,114 @@
+// Benchmark harness shared by the operator benchmarks.
+//
+//  (a) Bandwidth probes (copy, read, triad) over given buffers, on a fixed partition run by
+//      oa::ParallelFor, reported in GB/s (10^9 bytes/s), best of several repetitions.
+//  (b) A shape-file reader: one case per line, '#' starts a comment; the tokens are left to
+//      the operator benchmark (ParseInts turns "2x16x32x32x32" or "2,16,32" into numbers).
+//  (c) A side-by-side runner: each case registers "ours", "torch" and (optionally) a "copy
+//      probe" callable on the same pre-faulted buffers plus the bytes an ideal kernel moves;
+//      Google Benchmark times all of them in one process run (min over repetitions), and a
+//      table with GB/s and the ratios ours/torch and ours/copy is printed at the end.
+//
+// Typical operator benchmark main():
+//
+//   int main(int argc, char** argv) {
+//     bench::Options options = bench::ParseOptions(&argc, argv);  // --threads=N, --reps=R, ...
+//     for (const auto& line : bench::ReadShapeFile(path)) {
+//       auto state = std::make_shared<MyCase>(line);  // allocates + pre-faults buffers once
+//       bench::RegisterCase({name, state->bytes, [state] { state->RunOurs(); },
+//                            [state] { state->RunTorch(); }, nullptr});
+//     }
+//     return bench::RunRegisteredCases(options, argc, argv);
+//   }
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// ---------------------------------------------------------------------------------------
+// Buffers
+
+// Heap memory aligned to 2 MiB (lets the kernel back it with huge pages), every page
+// written once at allocation so timing never pays first-touch page faults.
+struct FreeDeleter {
+  void operator()(void* p) const;
+};
+using Buffer = std::unique_ptr<uint8_t[], FreeDeleter>;
+Buffer AllocateTouched(size_t bytes, uint8_t fill = 0);
+
+template <typename T>
+T* As(const Buffer& buffer) {
+  return reinterpret_cast<T*>(buffer.get());
+}
+
+// ---------------------------------------------------------------------------------------
+// (a) Bandwidth probes. `threads` threads split the arrays into equal contiguous chunks
+// (64-byte aligned boundaries), one task per thread. Returns GB/s of the best of `reps`
+// runs. Bytes counted: copy 2·n·4 (read src, write dst), read n·4, triad 3·n·4
+// (read a and b, write c = a + 3·b).
+
+double ProbeCopy(const float* src, float* dst, size_t n, int threads, int reps = 5);
+double ProbeRead(const float* src, size_t n, int threads, int reps = 5);
+double ProbeTriad(const float* a, const float* b, float* c, size_t n, int threads, int reps = 5);
+
+// One copy pass (the same partition as ProbeCopy): a case's "copy probe" callable.
+void CopyOnce(const float* src, float* dst, size_t n, int threads);
+
+// ---------------------------------------------------------------------------------------
+// (b) Shape files
+
+struct ShapeLine {
+  int line_number = 0;              // 1-based, for error messages
+  std::vector<std::string> tokens;  // whitespace-separated, comments removed
+};
+
+// Reads every non-empty, non-comment line. Throws std::runtime_error if the file is missing.
+std::vector<ShapeLine> ReadShapeFile(const std::string& path);
+// Splits on whitespace (a '#' ends the line).
+std::vector<std::string> Tokenize(const std::string& line);
+// "2x16x32" / "2,16,32" / "[2, 16, 32]" -> {2, 16, 32}; throws std::invalid_argument on junk.
+std::vector<int64_t> ParseInts(const std::string& token);
+// Floating-point token (e.g. a scale), throws std::invalid_argument on junk.
+double ParseDouble(const std::string& token);
+
+// ---------------------------------------------------------------------------------------
+// (c) Side-by-side cases
+
+struct Case {
+  std::string name;
+  double bytes = 0;                 // bytes an ideal kernel moves per call (the "roof" traffic)
+  std::function<void()> ours;       // required
+  std::function<void()> torch;      // may be empty: column shows "-"
+  std::function<void()> copy_probe; // may be empty: the harness copies bytes/2 -> bytes/2
+                                    // between its own pre-faulted buffers instead
+};
+
+struct Options {
+  int threads = 0;         // --threads=N (0: oa::NumThreads(), i.e. all)
+  int reps = 5;            // --reps=R: Google Benchmark repetitions, the table uses the min
+  double min_time = 0.05;  // --min_time_s=S: seconds per repetition
+  std::string filter;      // --cases=SUBSTRING: register only cases whose name contains it
+};
+
+// Removes the harness flags from argv (the rest goes to Google Benchmark), applies the
+// thread count to openaclnn (oa::SetNumThreads) and to torch (oracle::SetTorchThreads).
+Options ParseOptions(int* argc, char** argv);
+
+// Registers one case (skipped if it does not match Options::filter of the last ParseOptions).
+void RegisterCase(Case c);
+
+// Prints the header (threads, SIMD target, torch capability and threads, buffer policy),
+// runs every registered case with Google Benchmark, prints the ratio table. Returns the
+// process exit code.
+int RunRegisteredCases(const Options& options, int argc, char** argv);
+
+// The ATen CPU kernel set torch uses ("AVX2", ...) or "torch not built in".
+std::string TorchCapability();
+
+}  // namespace bench

@@ -1,0 +1,120 @@
+// libtorch (C++) rather than Python as the oracle: tests and benchmarks call it in the same
+// process, on the very buffers our operators use (no interpreter, no serialisation), so a
+// benchmark can time ours and torch's back to back on identical memory.
+#include "torch_oracle.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <ATen/Version.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace oracle {
+namespace {
+
+at::ScalarType ToScalarType(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return at::kFloat;
+    case DType::kFloat16:
+      return at::kHalf;
+    case DType::kBFloat16:
+      return at::kBFloat16;
+    case DType::kFloat64:
+      return at::kDouble;
+  }
+  throw std::invalid_argument("oracle: unknown DType");
+}
+
+// Wraps caller memory without copying; the caller keeps ownership.
+at::Tensor Wrap(const View& view) {
+  const at::TensorOptions options = at::TensorOptions().dtype(ToScalarType(view.dtype)).device(at::kCPU);
+  if (view.strides.empty()) return at::from_blob(view.data, view.shape, options);
+  if (view.strides.size() != view.shape.size()) throw std::invalid_argument("oracle: strides rank != shape rank");
+  return at::from_blob(view.data, view.shape, view.strides, options);
+}
+
+c10::optional<at::Tensor> WrapOptional(const View& view) {
+  if (view.data == nullptr) return c10::nullopt;
+  return Wrap(view);
+}
+
+c10::optional<double> OptionalScale(double scale) {
+  if (scale > 0) return scale;
+  return c10::nullopt;
+}
+
+// Elementwise cast as torch does it (the same kernel .to(dtype) uses: copy_ across dtypes).
+void Cast(const void* src, at::ScalarType src_type, void* dst, at::ScalarType dst_type, int64_t n) {
+  const at::Tensor from = at::from_blob(const_cast<void*>(src), {n}, at::TensorOptions().dtype(src_type));
+  at::Tensor to = at::from_blob(dst, {n}, at::TensorOptions().dtype(dst_type));
+  to.copy_(from);
+}
+
+}  // namespace
+
+int SetTorchThreads(int n) {
+  const int previous = at::get_num_threads();
+  if (n > 0) at::set_num_threads(n);
+  return previous;
+}
+
+std::string TorchCpuCapability() {
+  // at::native::get_cpu_capability() is not exported from libtorch_cpu; show_config() reports it.
+  const std::string config = at::show_config();
+  const std::string key = "CPU capability usage: ";
+  const size_t at = config.find(key);
+  if (at == std::string::npos) return "unknown";
+  const size_t begin = at + key.size();
+  const size_t end = config.find('\n', begin);
+  return config.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+void FloatToHalf(const float* src, uint16_t* dst, int64_t n) { Cast(src, at::kFloat, dst, at::kHalf, n); }
+void HalfToFloat(const uint16_t* src, float* dst, int64_t n) { Cast(src, at::kHalf, dst, at::kFloat, n); }
+void FloatToBf16(const float* src, uint16_t* dst, int64_t n) { Cast(src, at::kFloat, dst, at::kBFloat16, n); }
+void Bf16ToFloat(const uint16_t* src, float* dst, int64_t n) { Cast(src, at::kBFloat16, dst, at::kFloat, n); }
+
+void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64_t, 3>& output_size,
+                                    const std::array<int64_t, 5>& input_size, double scale_d, double scale_h,
+                                    double scale_w, const View& grad_input) {
+  const at::Tensor go = Wrap(grad_out);
+  const at::IntArrayRef out_size(output_size.data(), output_size.size());
+  const at::IntArrayRef in_size(input_size.data(), input_size.size());
+  if (grad_input.data == nullptr) {  // timing only: torch allocates and the result is dropped
+    (void)at::_upsample_nearest_exact3d_backward(go, out_size, in_size, OptionalScale(scale_d),
+                                                 OptionalScale(scale_h), OptionalScale(scale_w));
+    return;
+  }
+  at::Tensor gi = Wrap(grad_input);
+  if (gi.scalar_type() == go.scalar_type() && gi.is_contiguous()) {
+    // Torch's out= kernel writes straight into the caller's (pre-faulted) buffer.
+    at::_upsample_nearest_exact3d_backward_out(gi, go, out_size, in_size, OptionalScale(scale_d),
+                                               OptionalScale(scale_h), OptionalScale(scale_w));
+    return;
+  }
+  gi.copy_(at::_upsample_nearest_exact3d_backward(go, out_size, in_size, OptionalScale(scale_d),
+                                                  OptionalScale(scale_h), OptionalScale(scale_w)));
+}
+
+void NativeBatchNormBackward(const View& grad_out, const View& input, const View& weight, const View& running_mean,
+                             const View& running_var, const View& save_mean, const View& save_invstd, bool training,
+                             double eps, const std::array<bool, 3>& output_mask, const View& grad_input,
+                             const View& grad_weight, const View& grad_bias) {
+  // native_batch_norm_backward has no real out= kernel (its .out is functional + copy), so
+  // results are computed into torch-owned tensors and copied into the caller's views.
+  const auto results = at::native_batch_norm_backward(
+      Wrap(grad_out), Wrap(input), WrapOptional(weight), WrapOptional(running_mean), WrapOptional(running_var),
+      WrapOptional(save_mean), WrapOptional(save_invstd), training, eps, output_mask);
+  const View* outputs[3] = {&grad_input, &grad_weight, &grad_bias};
+  const at::Tensor* computed[3] = {&std::get<0>(results), &std::get<1>(results), &std::get<2>(results)};
+  for (int i = 0; i < 3; ++i) {
+    if (!output_mask[i] || outputs[i]->data == nullptr) continue;
+    Wrap(*outputs[i]).copy_(*computed[i]);
+  }
+}
+
+}  // namespace oracle
