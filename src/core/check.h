@@ -2,6 +2,8 @@
 // that names the status and the sentence aclGetRecentErrMsg will return.
 #pragma once
 
+#include <exception>
+#include <new>
 #include <string>
 
 #include "aclnn/aclnn_base.h"
@@ -21,6 +23,19 @@ namespace oa {
 inline std::string Describe(const aclTensor& tensor) {
   return std::string(DataTypeName(tensor.dtype)) + " " + FormatName(tensor.format) + " " +
          DimsToString(tensor.view_dims);
+}
+
+// Runs an API body so that no C++ exception crosses the C boundary: running out of host
+// memory while planning (a huge problem) becomes a status and a message, not an abort.
+template <typename Body>
+aclnnStatus CatchAll(const char* api, const Body& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(ACLNN_ERR_INNER, "%s: out of host memory while planning the call", api);
+  } catch (const std::exception& error) {
+    return Fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, error.what());
+  }
 }
 
 }  // namespace oa

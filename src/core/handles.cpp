@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "core/dtype.h"
@@ -84,8 +85,8 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     return Fail<aclTensor*>(nullptr, "%s: offset must be >= 0, got %lld", kApi, static_cast<long long>(offset));
   }
 
-  auto* tensor = new (std::nothrow) aclTensor;
-  if (tensor == nullptr) return Fail<aclTensor*>(nullptr, "%s: out of host memory", kApi);
+  std::unique_ptr<aclTensor> tensor(new (std::nothrow) aclTensor);
+  if (!tensor) return Fail<aclTensor*>(nullptr, "%s: out of host memory", kApi);
   tensor->view_dims.assign(viewDims, viewDims + viewDimsNum);
   tensor->dtype = dataType;
   tensor->format = format;
@@ -95,13 +96,11 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
   int64_t view_elements = 1;
   for (uint64_t i = 0; i < viewDimsNum; ++i) {
     if (viewDims[i] < 0) {
-      delete tensor;
       return Fail<aclTensor*>(nullptr, "%s: viewDims[%llu] must be >= 0, got %lld in %s", kApi,
                               static_cast<unsigned long long>(i), static_cast<long long>(viewDims[i]),
                               oa::DimsToString(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str());
     }
     if (!oa::CheckedMul(view_elements, viewDims[i], &view_elements)) {
-      delete tensor;
       return Fail<aclTensor*>(nullptr, "%s: the element count of viewDims %s overflows int64", kApi,
                               oa::DimsToString(tensor->view_dims).c_str());
     }
@@ -114,7 +113,8 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     int64_t running = 1;
     for (uint64_t i = viewDimsNum; i-- > 0;) {
       tensor->strides[i] = running;
-      if (viewDims[i] > 1) running *= viewDims[i];  // no overflow: bounded by view_elements
+      // Only an empty view (some dim 0) can overflow here, and its strides are never used.
+      if (viewDims[i] > 1 && !oa::CheckedMul(running, viewDims[i], &running)) running = 1;
     }
   }
 
@@ -125,8 +125,7 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
       int64_t reach = 0;
       if (!oa::CheckedMul(viewDims[i] - 1, tensor->strides[i], &reach) ||
           !oa::CheckedAdd(reach < 0 ? low : high, reach, reach < 0 ? &low : &high)) {
-        std::string strides = oa::DimsToString(tensor->strides);
-        delete tensor;
+        const std::string strides = oa::DimsToString(tensor->strides);
         return Fail<aclTensor*>(nullptr, "%s: strides %s over viewDims %s overflow int64", kApi, strides.c_str(),
                                 oa::DimsToString(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str());
       }
@@ -137,14 +136,19 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
     tensor->storage_dims.assign(storageDims, storageDims + storageDimsNum);
   } else {
     // No storage shape given: the storage is exactly what the view reaches.
-    tensor->storage_dims.assign(1, view_elements > 0 ? high + 1 : offset);
+    int64_t reach = offset;
+    if (view_elements > 0 && !oa::CheckedAdd(high, 1, &reach)) {
+      return Fail<aclTensor*>(nullptr, "%s: the view (viewDims %s, strides %s, offset %lld) reaches past the int64 range",
+                              kApi, oa::DimsToString(tensor->view_dims).c_str(), oa::DimsToString(tensor->strides).c_str(),
+                              static_cast<long long>(offset));
+    }
+    tensor->storage_dims.assign(1, reach);
   }
   int64_t storage_elements = 1;
   for (size_t i = 0; i < tensor->storage_dims.size(); ++i) {
     const int64_t d = tensor->storage_dims[i];
     if (d < 0 || !oa::CheckedMul(storage_elements, d, &storage_elements)) {
       std::string dims = oa::DimsToString(tensor->storage_dims);
-      delete tensor;
       return Fail<aclTensor*>(nullptr, "%s: storageDims %s must be >= 0 with an element count that fits int64", kApi,
                               dims.c_str());
     }
@@ -154,7 +158,6 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
   int64_t storage_bytes = 0;
   if (!oa::CheckedMul(storage_elements, element_size, &storage_bytes)) {
     std::string dims = oa::DimsToString(tensor->storage_dims);
-    delete tensor;
     return Fail<aclTensor*>(nullptr, "%s: the byte size of storageDims %s overflows int64", kApi, dims.c_str());
   }
   if (view_elements > 0 && (low < 0 || high >= storage_elements)) {
@@ -164,10 +167,9 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
         kApi, oa::DimsToString(tensor->view_dims).c_str(), oa::DimsToString(tensor->strides).c_str(),
         static_cast<long long>(offset), static_cast<long long>(low), static_cast<long long>(high),
         oa::DimsToString(tensor->storage_dims).c_str(), static_cast<long long>(storage_elements));
-    delete tensor;
     return Fail<aclTensor*>(nullptr, "%s", message.c_str());
   }
-  return tensor;
+  return tensor.release();
 }
 
 extern "C" aclnnStatus aclDestroyTensor(const aclTensor* tensor) {

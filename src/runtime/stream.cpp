@@ -106,9 +106,13 @@ aclError SynchronizeOne(const char* api, const std::shared_ptr<Stream>& stream) 
 aclError EnqueueOnStream(aclrtStream handle, const char* api, StreamTask task) {
   if (!RuntimeInitialized()) return Fail(ACL_ERROR_UNINITIALIZE, "%s: the runtime is not initialized; call aclInit first", api);
   std::lock_guard<std::mutex> lock(g_streams_mutex);
-  std::shared_ptr<Stream> stream = FindLocked(handle);
-  if (!stream) return UnknownStream(api, handle);
-  stream->Push(std::move(task));
+  try {
+    std::shared_ptr<Stream> stream = FindLocked(handle);
+    if (!stream) return UnknownStream(api, handle);
+    stream->Push(std::move(task));
+  } catch (const std::exception& error) {  // no memory for the queue entry, or no thread for a stream
+    return Fail(ACL_ERROR_BAD_ALLOC, "%s: cannot queue work: %s", api, error.what());
+  }
   return ACL_SUCCESS;
 }
 
@@ -145,7 +149,12 @@ using oa::Fail;
 extern "C" aclError aclrtCreateStream(aclrtStream* stream) {
   OA_REQUIRE_INIT("aclrtCreateStream");
   if (stream == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream must not be null");
-  auto created = std::make_shared<oa::Stream>();
+  std::shared_ptr<oa::Stream> created;
+  try {
+    created = std::make_shared<oa::Stream>();
+  } catch (const std::exception& error) {
+    return Fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: cannot create a stream: %s", error.what());
+  }
   std::lock_guard<std::mutex> lock(oa::g_streams_mutex);
   *stream = created.get();
   oa::Streams().emplace(created.get(), std::move(created));

@@ -1,0 +1,82 @@
+# The two commands of the README, plus the benchmark, the large tier and the presets.
+# Each target installs missing Debian packages first (as root; otherwise it says what to run).
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+CTEST_FLAGS := --output-on-failure --no-tests=error
+
+.PHONY: help deps deps-minimal deps-fuzz demo test test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
+
+help:
+	@echo "make demo   - build and run the example programs (prints what they compute)"
+	@echo "make test   - build and run the whole test suite: release (with the PyTorch oracle),"
+	@echo "              AddressSanitizer+UBSan unit tests, ThreadSanitizer stream tests"
+	@echo "make test-large - the slow tier (large problems)"
+	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe"
+	@echo "make fuzz   - every libFuzzer target for FUZZ_SECONDS (default 60) each, ASan+UBSan"
+
+deps:
+	@scripts/install-deps.sh
+
+deps-minimal:
+	@scripts/install-deps.sh --minimal
+
+deps-fuzz:
+	@scripts/install-deps.sh --with-fuzz
+
+# The main job: a light build (no tests, no oracle) of the library and its examples, then run them.
+demo: deps-minimal
+	cmake --preset demo >/dev/null
+	cmake --build --preset demo
+	@for example in build/demo/examples/*/example_*; do \
+	  [ -x "$$example" ] || continue; \
+	  echo; echo "=== $$(basename $$example)"; "$$example"; \
+	done
+
+test: test-release test-asan test-tsan
+
+test-release: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release
+	ctest --test-dir build/release $(CTEST_FLAGS) -LE large
+
+test-asan: deps
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan
+	ctest --test-dir build/asan $(CTEST_FLAGS) -L 'unit|example'
+
+test-tsan: deps
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan
+	ctest --test-dir build/tsan $(CTEST_FLAGS) -L threads
+
+test-large: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release
+	ctest --test-dir build/release $(CTEST_FLAGS) -L large
+
+bench: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release
+	@for benchmark in build/release/bench/*/openaclnn_bench_*; do \
+	  [ -x "$$benchmark" ] || continue; \
+	  echo; echo "=== $$(basename $$benchmark)"; "$$benchmark" $(BENCH_ARGS); \
+	done
+
+# Each fuzzer starts from its committed seed corpus (fuzz/corpus/<name>) and the inputs of
+# past findings (fuzz/regressions); new interesting inputs go to a scratch copy.
+FUZZ_SECONDS ?= 60
+fuzz: deps-fuzz
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz
+	@for fuzzer in build/fuzz/fuzz/*_fuzzer; do \
+	  name=$$(basename $$fuzzer _fuzzer); \
+	  scratch=build/fuzz/corpus/$$name; mkdir -p $$scratch fuzz/corpus/$$name; \
+	  echo "=== $$name: regressions"; \
+	  "$$fuzzer" fuzz/regressions/$$name-* 2>&1 | tail -n 1; \
+	  echo "=== $$name: $(FUZZ_SECONDS) s"; \
+	  "$$fuzzer" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ \
+	      $$scratch fuzz/corpus/$$name 2>&1 | grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY"; \
+	done
+
+clean:
+	rm -rf build

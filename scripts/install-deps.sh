@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build and tests need, only those missing.
+# As root it runs apt-get; otherwise it prints the exact command to run.
+set -euo pipefail
+
+# --minimal: what the library and its examples need (make demo); default: everything the
+# tests and benchmarks need too; --with-fuzz adds clang's libFuzzer.
+packages=(cmake ninja-build g++ make pkg-config libhwy-dev)
+case "${1:-}" in
+  --minimal) ;;
+  --with-fuzz) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev
+                          nlohmann-json3-dev clang libclang-rt-14-dev) ;;
+  *) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev nlohmann-json3-dev) ;;
+esac
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "openaclnn: missing Debian packages: ${missing[*]}" >&2
+  echo "Install them with:  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+echo "openaclnn: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,11 @@
+/* The public headers are C: this file must compile warning-free as C99. */
+#include "acl/acl.h"
+#include "acl/acl_base.h"
+#include "acl/acl_rt.h"
+#include "aclnn/acl_meta.h"
+#include "aclnn/aclnn_base.h"
+
+int main(void) {
+  aclFloat16 one = aclFloatToFloat16(1.0f);
+  return aclFloat16ToFloat(one) == 1.0f && ACL_SUCCESS == 0 && ACLNN_SUCCESS == 0 ? 0 : 1;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the library into a scratch prefix, then builds CANN-style clients against the
+# installed package only: with CMake (find_package + plain target names), with
+# -lascendcl -lnnopbase -lopapi, and with pkg-config; runs the client under AddressSanitizer.
+set -euo pipefail
+build_dir=$1
+source_dir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+cmake --install "$build_dir" --prefix "$prefix" >/dev/null
+libdir=$(find "$prefix" -name libascendcl.so -printf '%h\n' | head -n1)
+export LD_LIBRARY_PATH=$libdir
+
+echo "== C headers compile as C99"
+cc -std=c99 -Wall -Wextra -Werror -I"$prefix/include" "$source_dir/tests/install/c_headers_check.c" \
+   -L"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/c_headers_check"
+"$work/c_headers_check"
+
+echo "== CMake find_package(openaclnn) client"
+cmake -S "$source_dir/examples/runtime_client" -B "$work/cmake_client" -G Ninja \
+      -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake_client" >/dev/null
+"$work/cmake_client/example_runtime_client"
+
+echo "== plain link line with CANN library names, under AddressSanitizer"
+c++ -std=c++17 -Wall -Wextra -Werror -fsanitize=address -fno-omit-frame-pointer -I"$prefix/include" \
+    "$source_dir/examples/runtime_client/main.cpp" -L"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/asan_client"
+ASAN_OPTIONS=detect_leaks=1 "$work/asan_client"
+
+echo "== pkg-config"
+flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs openaclnn)
+c++ -std=c++17 "$source_dir/examples/runtime_client/main.cpp" $flags -o "$work/pkgconfig_client"
+"$work/pkgconfig_client" >/dev/null
+echo "install client test passed"
