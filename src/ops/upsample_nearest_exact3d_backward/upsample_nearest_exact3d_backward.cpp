@@ -154,13 +154,64 @@ aclnnStatus Validate(const aclTensor* gradOut, const aclIntArray* outputSize, co
   return ACLNN_SUCCESS;
 }
 
-WidthPattern ClassifyWidth(const AxisRanges& w, int64_t in_w, int64_t out_w) {
-  bool identity = out_w == in_w, twice = out_w == 2 * in_w;
-  for (int64_t l = 0; l < in_w && (identity || twice); ++l) {
-    identity = identity && w.begin[l] == l && w.end[l] == l + 1;
-    twice = twice && w.begin[l] == 2 * l && w.end[l] == 2 * l + 2;
+bool IsWidthIdentity(const AxisRanges& w, int64_t in_w, int64_t out_w) {
+  if (out_w != in_w) return false;
+  for (int64_t l = 0; l < in_w; ++l) {
+    if (w.begin[l] != l || w.end[l] != l + 1) return false;
   }
-  return identity ? WidthPattern::kIdentity : twice ? WidthPattern::kDouble : WidthPattern::kGeneral;
+  return true;
+}
+
+bool IsWidthDouble(const AxisRanges& w, int64_t in_w, int64_t out_w) {
+  if (out_w != 2 * in_w) return false;
+  for (int64_t l = 0; l < in_w; ++l) {
+    if (w.begin[l] != 2 * l || w.end[l] != 2 * l + 2) return false;
+  }
+  return true;
+}
+
+// Splits W into chunks of at most `lanes` outputs whose ranges fit one window of `lanes`
+// elements, and writes their lookup tables. False if some output alone reads more than
+// `lanes` elements (or the row is narrower than a vector).
+bool BuildWidthWindows(const AxisRanges& w, int64_t in_w, int64_t out_w, int64_t lanes,
+                       UpsampleNearestExact3dBackwardPlan* plan) {
+  if (lanes < 2 || out_w < lanes) return false;
+  plan->w_chunks.clear();
+  plan->w_lookup.clear();
+  for (int64_t l = 0; l < in_w;) {
+    WidthChunk chunk;
+    chunk.first = l;
+    int64_t window = -1;
+    while (l < in_w && chunk.outputs < lanes) {
+      const int64_t count = w.end[l] - w.begin[l];
+      if (count > 0) {
+        const int64_t start = window < 0 ? w.begin[l] : window;
+        if (w.end[l] - start > lanes) break;
+        window = start;
+        chunk.max_count = std::max<int32_t>(chunk.max_count, static_cast<int32_t>(count));
+      }
+      ++l;
+      ++chunk.outputs;
+    }
+    if (chunk.outputs == 0) return false;  // output l alone reads more than a window
+    // Keep the window inside the row; the lane indices shift to match.
+    chunk.window = std::min(std::max<int64_t>(window, 0), out_w - lanes);
+    chunk.table = static_cast<int64_t>(plan->w_lookup.size());
+    for (int32_t k = 0; k < chunk.max_count; ++k) {
+      std::vector<int32_t> index(lanes, 0), mask(lanes, 0);
+      for (int64_t q = 0; q < chunk.outputs; ++q) {
+        const int64_t out = chunk.first + q;
+        if (k < w.end[out] - w.begin[out]) {
+          index[q] = static_cast<int32_t>(w.begin[out] + k - chunk.window);
+          mask[q] = -1;
+        }
+      }
+      plan->w_lookup.insert(plan->w_lookup.end(), index.begin(), index.end());
+      plan->w_lookup.insert(plan->w_lookup.end(), mask.begin(), mask.end());
+    }
+    plan->w_chunks.push_back(chunk);
+  }
+  return true;
 }
 
 void BuildPlan(const aclTensor& gradOut, const double scales[3], const aclTensor& gradInput,
@@ -205,7 +256,21 @@ void BuildPlan(const aclTensor& gradOut, const double scales[3], const aclTensor
 
   if (plan->kernel == UpsampleKernel::kRowsAlongW) {
     const AxisRanges& w = plan->ranges[2];
-    plan->width_pattern = ClassifyWidth(w, in_w, out_w);
+    plan->w_lanes = UpsampleKernelFloatLanes();
+    int64_t longest = 0;
+    for (int64_t l = 0; l < in_w; ++l) longest = std::max(longest, w.end[l] - w.begin[l]);
+    if (IsWidthIdentity(w, in_w, out_w)) {
+      plan->width_pattern = WidthPattern::kIdentity;
+    } else if (IsWidthDouble(w, in_w, out_w)) {
+      plan->width_pattern = WidthPattern::kDouble;
+    } else if (BuildWidthWindows(w, in_w, out_w, plan->w_lanes, plan)) {
+      plan->width_pattern = WidthPattern::kWindow;
+    } else if (longest > plan->w_lanes || plan->w_lanes == 1) {
+      plan->width_pattern = WidthPattern::kSegments;
+    } else {
+      plan->width_pattern = WidthPattern::kGather;
+    }
+    // The gather tables also serve every pattern's last, partial chunk.
     const int64_t padded = (in_w + kWidthTablePad - 1) / kWidthTablePad * kWidthTablePad;
     plan->w_begin.assign(padded, 0);
     plan->w_count.assign(padded, 0);

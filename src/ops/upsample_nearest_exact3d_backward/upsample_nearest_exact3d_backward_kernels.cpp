@@ -55,9 +55,64 @@ HWY_INLINE void StorePartial(DF df, hn::Vec<DF> acc, size_t count, T* HWY_RESTRI
   for (size_t lane = 0; lane < count; ++lane) FromFloat(lanes[lane], out + lane);
 }
 
+// Position of a row (n, c, i, j) of the kRowsAlongW / kStrided kernels, advanced by one
+// row at a time without divisions.
+struct RowCursor {
+  int64_t n, c, i, j;
+  RowCursor(const Plan& plan, int64_t row) {
+    j = row % plan.in_size[1];
+    i = (row / plan.in_size[1]) % plan.in_size[0];
+    const int64_t nc = row / (plan.in_size[1] * plan.in_size[0]);
+    c = nc % plan.channels;
+    n = nc / plan.channels;
+  }
+  void Next(const Plan& plan) {
+    if (++j < plan.in_size[1]) return;
+    j = 0;
+    if (++i < plan.in_size[0]) return;
+    i = 0;
+    if (++c < plan.channels) return;
+    c = 0;
+    ++n;
+  }
+};
+
+// One gradInput row along W for the general mapping with per-lane gathers, from output l0
+// to the row's end (also the partial last chunk of the other patterns).
+template <typename T, class DF>
+HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plane, int64_t od_begin, int64_t od_end,
+                             int64_t oh_begin, int64_t oh_end, int64_t l0, T* HWY_RESTRICT out_row) {
+  const hn::RebindToSigned<DF> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t in_w = plan.in_size[2];
+  const auto& go = plan.grad_out_strides;
+  for (; l0 < in_w; l0 += lanes) {
+    const auto begin = hn::LoadU(di, plan.w_begin.data() + l0);
+    const auto count = hn::LoadU(di, plan.w_count.data() + l0);
+    const int32_t max_count = hn::GetLane(hn::MaxOfLanes(di, count));
+    auto acc = hn::Zero(df);
+    for (int64_t od = od_begin; od < od_end; ++od) {
+      for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+        const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+        for (int32_t k = 0; k < max_count; ++k) {
+          const auto active = hn::Lt(hn::Set(di, k), count);
+          // Inactive lanes read element 0 (always inside the row) and add +0, which leaves
+          // the sum unchanged: it starts at +0 and so is never -0.
+          const auto value = GatherAsFloat(df, src, hn::IfThenElseZero(active, hn::Add(begin, hn::Set(di, k))));
+          acc = hn::Add(acc, hn::IfThenElseZero(hn::RebindMask(df, active), value));
+        }
+      }
+    }
+    if (l0 + lanes <= in_w) {
+      StoreFromFloat(acc, df, out_row + l0);
+    } else {
+      StorePartial(df, acc, static_cast<size_t>(in_w - l0), out_row + l0);
+    }
+  }
+}
+
 // NCDHW-like views (W has unit stride in both tensors): one row (n, c, i, j) of gradInput
-// at a time, vectorised along W. The W mapping is identity, exactly x2 (contiguous loads
-// and an even/odd split), or general (per-lane gather from the plan's lane tables).
+// at a time, vectorised along W with the plan's WidthPattern.
 template <typename T>
 void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const hn::ScalableTag<float> df;
@@ -67,62 +122,90 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   T* HWY_RESTRICT grad_input = static_cast<T*>(plan.grad_input);
   const auto& go = plan.grad_out_strides;
   const auto& gi = plan.grad_input_strides;
-  const int64_t in_d = plan.in_size[0], in_h = plan.in_size[1], in_w = plan.in_size[2];
+  const int64_t in_w = plan.in_size[2];
   const AxisRanges& range_d = plan.ranges[0];
   const AxisRanges& range_h = plan.ranges[1];
-  const int32_t* HWY_RESTRICT w_begin = plan.w_begin.data();
-  const int32_t* HWY_RESTRICT w_count = plan.w_count.data();
+  const AxisRanges& range_w = plan.ranges[2];
+  WidthPattern pattern = plan.width_pattern;
+  // Window tables are built for one vector width; another target gathers instead.
+  if ((pattern == WidthPattern::kWindow && plan.w_lanes != lanes) || (pattern == WidthPattern::kDouble && lanes == 1)) {
+    pattern = WidthPattern::kGather;
+  }
+  const int64_t full_end = in_w / lanes * lanes;  // identity / x2: full chunks, then gather
 
-  for (int64_t row = first_row; row < last_row; ++row) {
-    const int64_t j = row % in_h;
-    const int64_t i = (row / in_h) % in_d;
-    const int64_t nc = row / (in_h * in_d);
-    const int64_t c = nc % plan.channels, n = nc / plan.channels;
-    const int64_t od_begin = range_d.begin[i], od_end = range_d.end[i];
-    const int64_t oh_begin = range_h.begin[j], oh_end = range_h.end[j];
-    const T* HWY_RESTRICT plane = grad_out + n * go[0] + c * go[1];
-    T* HWY_RESTRICT out_row = grad_input + n * gi[0] + c * gi[1] + i * gi[2] + j * gi[3];
+  RowCursor at(plan, first_row);
+  for (int64_t row = first_row; row < last_row; ++row, at.Next(plan)) {
+    const int64_t od_begin = range_d.begin[at.i], od_end = range_d.end[at.i];
+    const int64_t oh_begin = range_h.begin[at.j], oh_end = range_h.end[at.j];
+    const T* HWY_RESTRICT plane = grad_out + at.n * go[0] + at.c * go[1];
+    T* HWY_RESTRICT out_row = grad_input + at.n * gi[0] + at.c * gi[1] + at.i * gi[2] + at.j * gi[3];
 
-    for (int64_t l0 = 0; l0 < in_w; l0 += lanes) {
-      const bool full = l0 + lanes <= in_w;
-      auto acc = hn::Zero(df);
-      if (full && plan.width_pattern == WidthPattern::kIdentity) {
-        for (int64_t od = od_begin; od < od_end; ++od) {
-          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-            acc = hn::Add(acc, LoadAsFloat(df, plane + od * go[2] + oh * go[3] + l0));
-          }
-        }
-      } else if (full && plan.width_pattern == WidthPattern::kDouble) {
-        for (int64_t od = od_begin; od < od_end; ++od) {
-          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-            const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3] + 2 * l0;
-            hn::Vec<decltype(df)> even, odd;
-            SplitEvenOdd(df, LoadAsFloat(df, src), LoadAsFloat(df, src + lanes), &even, &odd);
-            acc = hn::Add(hn::Add(acc, even), odd);
-          }
-        }
-      } else {
-        const auto begin = hn::LoadU(di, w_begin + l0);
-        const auto count = hn::LoadU(di, w_count + l0);
-        const int32_t max_count = hn::GetLane(hn::MaxOfLanes(di, count));
-        for (int64_t od = od_begin; od < od_end; ++od) {
-          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-            const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
-            for (int32_t k = 0; k < max_count; ++k) {
-              const auto active = hn::Lt(hn::Set(di, k), count);
-              // Inactive lanes read element 0 (always inside the row) and add +0, which
-              // leaves the sum unchanged: it starts at +0 and so is never -0.
-              const auto value = GatherAsFloat(df, src, hn::IfThenElseZero(active, hn::Add(begin, hn::Set(di, k))));
-              acc = hn::Add(acc, hn::IfThenElseZero(hn::RebindMask(df, active), value));
+    switch (pattern) {
+      case WidthPattern::kIdentity:
+        for (int64_t l0 = 0; l0 < full_end; l0 += lanes) {
+          auto acc = hn::Zero(df);
+          for (int64_t od = od_begin; od < od_end; ++od) {
+            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+              acc = hn::Add(acc, LoadAsFloat(df, plane + od * go[2] + oh * go[3] + l0));
             }
           }
+          StoreFromFloat(acc, df, out_row + l0);
         }
-      }
-      if (full) {
-        StoreFromFloat(acc, df, out_row + l0);
-      } else {
-        StorePartial(df, acc, static_cast<size_t>(in_w - l0), out_row + l0);
-      }
+        GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
+        break;
+      case WidthPattern::kDouble:
+        for (int64_t l0 = 0; l0 < full_end; l0 += lanes) {
+          auto acc = hn::Zero(df);
+          for (int64_t od = od_begin; od < od_end; ++od) {
+            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+              const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3] + 2 * l0;
+              hn::Vec<decltype(df)> even, odd;
+              SplitEvenOdd(df, LoadAsFloat(df, src), LoadAsFloat(df, src + lanes), &even, &odd);
+              acc = hn::Add(hn::Add(acc, even), odd);
+            }
+          }
+          StoreFromFloat(acc, df, out_row + l0);
+        }
+        GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
+        break;
+      case WidthPattern::kWindow:
+        for (const WidthChunk& chunk : plan.w_chunks) {
+          const int32_t* HWY_RESTRICT table = plan.w_lookup.data() + chunk.table;
+          auto acc = hn::Zero(df);
+          for (int64_t od = od_begin; od < od_end; ++od) {
+            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+              const auto window = LoadAsFloat(df, plane + od * go[2] + oh * go[3] + chunk.window);
+              for (int32_t k = 0; k < chunk.max_count; ++k) {
+                const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + 2 * k * lanes));
+                const auto keep = hn::BitCast(df, hn::LoadU(di, table + (2 * k + 1) * lanes));
+                // Masked-off lanes add +0: the sum starts at +0, so it never changes it.
+                acc = hn::Add(acc, hn::And(hn::TableLookupLanes(window, index), keep));
+              }
+            }
+          }
+          if (chunk.outputs == lanes) {
+            StoreFromFloat(acc, df, out_row + chunk.first);
+          } else {
+            StorePartial(df, acc, static_cast<size_t>(chunk.outputs), out_row + chunk.first);
+          }
+        }
+        break;
+      case WidthPattern::kSegments:
+        for (int64_t l = 0; l < in_w; ++l) {
+          const int64_t ow_begin = range_w.begin[l], ow_end = range_w.end[l];
+          float sum = 0.0f;
+          for (int64_t od = od_begin; od < od_end; ++od) {
+            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+              const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+              for (int64_t ow = ow_begin; ow < ow_end; ++ow) sum += ToFloat(src[ow]);
+            }
+          }
+          FromFloat(sum, out_row + l);
+        }
+        break;
+      case WidthPattern::kGather:
+        GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, 0, out_row);
+        break;
     }
   }
 }
@@ -193,15 +276,13 @@ void RowsStrided(const Plan& plan, int64_t first_row, int64_t last_row) {
   T* HWY_RESTRICT grad_input = static_cast<T*>(plan.grad_input);
   const auto& go = plan.grad_out_strides;
   const auto& gi = plan.grad_input_strides;
-  const int64_t in_d = plan.in_size[0], in_h = plan.in_size[1], in_w = plan.in_size[2];
+  const int64_t in_w = plan.in_size[2];
   const AxisRanges& range_d = plan.ranges[0];
   const AxisRanges& range_h = plan.ranges[1];
   const AxisRanges& range_w = plan.ranges[2];
-  for (int64_t row = first_row; row < last_row; ++row) {
-    const int64_t j = row % in_h;
-    const int64_t i = (row / in_h) % in_d;
-    const int64_t nc = row / (in_h * in_d);
-    const int64_t c = nc % plan.channels, n = nc / plan.channels;
+  RowCursor at(plan, first_row);
+  for (int64_t row = first_row; row < last_row; ++row, at.Next(plan)) {
+    const int64_t n = at.n, c = at.c, i = at.i, j = at.j;
     const T* HWY_RESTRICT plane = grad_out + n * go[0] + c * go[1];
     T* HWY_RESTRICT out_row = grad_input + n * gi[0] + c * gi[1] + i * gi[2] + j * gi[3];
     for (int64_t l = 0; l < in_w; ++l) {
@@ -225,6 +306,8 @@ void RunRows(const Plan& plan, int64_t first_row, int64_t last_row) {
       return;
   }
 }
+
+int64_t FloatLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
 void UpsampleTask(const Plan& plan, int64_t task) {
   // Balanced contiguous blocks: the first rows % num_tasks tasks get one extra row.
@@ -251,6 +334,9 @@ HWY_AFTER_NAMESPACE();
 namespace oa {
 
 HWY_EXPORT(UpsampleTask);
+HWY_EXPORT(FloatLanes);
+
+int64_t UpsampleKernelFloatLanes() { return HWY_DYNAMIC_DISPATCH(FloatLanes)(); }
 
 void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task) {
   HWY_DYNAMIC_DISPATCH(UpsampleTask)(plan, task);

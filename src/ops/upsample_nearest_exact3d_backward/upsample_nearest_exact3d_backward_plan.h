@@ -31,11 +31,26 @@ enum class UpsampleKernel {
   kStrided,       // any other views: scalar gather with full strides
 };
 
-// How the W axis maps, for the kRowsAlongW kernel's fast paths.
+// How the kRowsAlongW kernel reads W, chosen in phase 1 for the dispatched vector width.
 enum class WidthPattern {
-  kGeneral,   // per-lane gather of the W ranges
-  kIdentity,  // out_w == in_w, output l reads input l
-  kDouble,    // out_w == 2 * in_w, output l reads 2l and 2l + 1
+  kIdentity,  // out_w == in_w, output l reads input l: plain loads
+  kDouble,    // out_w == 2 * in_w, output l reads 2l and 2l + 1: loads and an even/odd split
+  kWindow,    // each chunk of outputs reads within one vector-wide window of the row: one
+              // load, then a lane permutation per step k of the ranges (no gathers)
+  kSegments,  // some output reads more than a vector's width: scalar running sums
+  kGather,    // fallback (rows narrower than a vector): per-lane gathers
+};
+
+// kWindow: `outputs` consecutive gradInput elements from `first`, all reading inside
+// row[window, window + lanes). Step k of lane q adds row[window + index_k[q]] where
+// mask_k[q] is all ones; the tables hold max_count pairs (index_k, mask_k) of `lanes`
+// int32 each, from w_lookup[table].
+struct WidthChunk {
+  int64_t first = 0;
+  int64_t outputs = 0;
+  int64_t window = 0;
+  int64_t table = 0;
+  int32_t max_count = 0;
 };
 
 struct UpsampleNearestExact3dBackwardPlan {
@@ -53,9 +68,14 @@ struct UpsampleNearestExact3dBackwardPlan {
 
   std::array<AxisRanges, 3> ranges;  // D, H, W
 
-  // kRowsAlongW: the W ranges as int32 lane tables, padded with empty ranges to a multiple
-  // of the widest vector so the last chunk needs no scalar tail.
-  WidthPattern width_pattern = WidthPattern::kGeneral;
+  // kRowsAlongW: how W is read. The tables are built for `w_lanes` float lanes (the
+  // target dispatch picked in phase 1); a kernel of another width falls back to kGather.
+  WidthPattern width_pattern = WidthPattern::kGather;
+  int64_t w_lanes = 1;
+  std::vector<WidthChunk> w_chunks;
+  std::vector<int32_t> w_lookup;
+  // kGather: the W ranges as int32 lane tables, padded with empty ranges to a multiple of
+  // the widest vector so the last chunk needs no scalar tail.
   std::vector<int32_t> w_begin;
   std::vector<int32_t> w_count;
 
@@ -70,6 +90,8 @@ struct UpsampleNearestExact3dBackwardPlan {
 // Lanes the W tables are padded to (the widest vector of any compiled target, in floats).
 constexpr int64_t kWidthTablePad = 64;
 
+// Float lanes of the vectors the dispatched kernels use.
+int64_t UpsampleKernelFloatLanes();
 // Runs the rows of one task (dynamic SIMD dispatch inside).
 void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
 
