@@ -7,6 +7,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <cstdint>
+
 #include "core/simd_convert-inl.h"
 #include "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_plan.h"
 
@@ -111,12 +113,137 @@ HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plan
   }
 }
 
+// Rows of gradInput ahead whose gradOut rows are prefetched: each gradInput row reads a
+// few short gradOut rows from different planes, too little for the hardware prefetcher
+// to run ahead on its own.
+constexpr int64_t kPrefetchAhead = 2;
+
+template <typename T>
+HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
+                             int64_t od_end, const AxisRanges& range_h, int64_t j, int64_t out_w) {
+  if (j >= static_cast<int64_t>(range_h.begin.size())) return;
+  const int64_t row_bytes = out_w * static_cast<int64_t>(sizeof(T));
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = range_h.begin[j]; oh < range_h.end[j]; ++oh) {
+      const char* row = reinterpret_cast<const char*>(plane + od * go[2] + oh * go[3]);
+      for (int64_t offset = 0; offset < row_bytes; offset += 64) __builtin_prefetch(row + offset);
+    }
+  }
+}
+
+// The kernels below keep G independent accumulators in flight: each sum is a chain of
+// dependent adds in a fixed order, so interleaving G of them hides the add latency.
+
+// Identity (kTwice false) or x2 (kTwice true) W mapping: G full vectors of outputs from l0.
+template <int G, bool kTwice, typename T, class DF>
+HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
+                                 int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
+                                 T* HWY_RESTRICT out_row) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  hn::Vec<DF> acc[G];
+  for (int q = 0; q < G; ++q) acc[q] = hn::Zero(df);
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+      for (int q = 0; q < G; ++q) {
+        const int64_t l = l0 + q * lanes;
+        if (kTwice) {
+          hn::Vec<DF> even, odd;
+          SplitEvenOdd(df, LoadAsFloat(df, src + 2 * l), LoadAsFloat(df, src + 2 * l + lanes), &even, &odd);
+          acc[q] = hn::Add(hn::Add(acc[q], even), odd);
+        } else {
+          acc[q] = hn::Add(acc[q], LoadAsFloat(df, src + l));
+        }
+      }
+    }
+  }
+  for (int q = 0; q < G; ++q) StoreFromFloat(acc[q], df, out_row + l0 + q * lanes);
+}
+
+template <bool kTwice, typename T, class DF>
+HWY_INLINE void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
+                              int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t full_end,
+                              T* HWY_RESTRICT out_row) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  int64_t l0 = 0;
+  for (; l0 + 4 * lanes <= full_end; l0 += 4 * lanes) {
+    ContiguousChunks<4, kTwice>(df, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+  }
+  for (; l0 + 2 * lanes <= full_end; l0 += 2 * lanes) {
+    ContiguousChunks<2, kTwice>(df, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+  }
+  for (; l0 < full_end; l0 += lanes) {
+    ContiguousChunks<1, kTwice>(df, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+  }
+}
+
+// kWindow: G chunks from `chunks`.
+template <int G, typename T, class DF>
+HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, const T* HWY_RESTRICT plane,
+                             int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end,
+                             T* HWY_RESTRICT out_row) {
+  const hn::RebindToSigned<DF> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto& go = plan.grad_out_strides;
+  hn::Vec<DF> acc[G];
+  for (int q = 0; q < G; ++q) acc[q] = hn::Zero(df);
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+      for (int q = 0; q < G; ++q) {
+        const int32_t* HWY_RESTRICT table = plan.w_lookup.data() + chunks[q].table;
+        const auto window = LoadAsFloat(df, src + chunks[q].window);
+        for (int32_t k = 0; k < chunks[q].max_count; ++k) {
+          const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + 2 * k * lanes));
+          const auto keep = hn::BitCast(df, hn::LoadU(di, table + (2 * k + 1) * lanes));
+          // Masked-off lanes add +0: the sum starts at +0, so it never changes it.
+          acc[q] = hn::Add(acc[q], hn::And(hn::TableLookupLanes(window, index), keep));
+        }
+      }
+    }
+  }
+  for (int q = 0; q < G; ++q) {
+    if (chunks[q].outputs == lanes) {
+      StoreFromFloat(acc[q], df, out_row + chunks[q].first);
+    } else {
+      StorePartial(df, acc[q], static_cast<size_t>(chunks[q].outputs), out_row + chunks[q].first);
+    }
+  }
+}
+
+// kSegments: outputs l0 .. l0 + G - 1 as scalar running sums, G chains interleaved.
+template <int G, typename T>
+HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisRanges& range_w,
+                               int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
+                               T* HWY_RESTRICT out_row) {
+  float sum[G];
+  int64_t begin[G], count[G];
+  int64_t common = INT64_MAX;
+  for (int q = 0; q < G; ++q) {
+    sum[q] = 0.0f;
+    begin[q] = range_w.begin[l0 + q];
+    count[q] = range_w.end[l0 + q] - begin[q];
+    common = count[q] < common ? count[q] : common;
+  }
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+      for (int64_t k = 0; k < common; ++k) {
+        for (int q = 0; q < G; ++q) sum[q] += ToFloat(src[begin[q] + k]);
+      }
+      for (int q = 0; q < G; ++q) {
+        for (int64_t k = common; k < count[q]; ++k) sum[q] += ToFloat(src[begin[q] + k]);
+      }
+    }
+  }
+  for (int q = 0; q < G; ++q) FromFloat(sum[q], out_row + l0 + q);
+}
+
 // NCDHW-like views (W has unit stride in both tensors): one row (n, c, i, j) of gradInput
 // at a time, vectorised along W with the plan's WidthPattern.
 template <typename T>
 void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const T* HWY_RESTRICT grad_out = static_cast<const T*>(plan.grad_out);
   T* HWY_RESTRICT grad_input = static_cast<T*>(plan.grad_input);
@@ -139,70 +266,38 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
     const int64_t oh_begin = range_h.begin[at.j], oh_end = range_h.end[at.j];
     const T* HWY_RESTRICT plane = grad_out + at.n * go[0] + at.c * go[1];
     T* HWY_RESTRICT out_row = grad_input + at.n * gi[0] + at.c * gi[1] + at.i * gi[2] + at.j * gi[3];
+    PrefetchRows(plane, go, od_begin, od_end, range_h, at.j + kPrefetchAhead, plan.out_size[2]);
 
     switch (pattern) {
       case WidthPattern::kIdentity:
-        for (int64_t l0 = 0; l0 < full_end; l0 += lanes) {
-          auto acc = hn::Zero(df);
-          for (int64_t od = od_begin; od < od_end; ++od) {
-            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-              acc = hn::Add(acc, LoadAsFloat(df, plane + od * go[2] + oh * go[3] + l0));
-            }
-          }
-          StoreFromFloat(acc, df, out_row + l0);
-        }
+        ContiguousRow<false>(df, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         break;
       case WidthPattern::kDouble:
-        for (int64_t l0 = 0; l0 < full_end; l0 += lanes) {
-          auto acc = hn::Zero(df);
-          for (int64_t od = od_begin; od < od_end; ++od) {
-            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-              const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3] + 2 * l0;
-              hn::Vec<decltype(df)> even, odd;
-              SplitEvenOdd(df, LoadAsFloat(df, src), LoadAsFloat(df, src + lanes), &even, &odd);
-              acc = hn::Add(hn::Add(acc, even), odd);
-            }
-          }
-          StoreFromFloat(acc, df, out_row + l0);
-        }
+        ContiguousRow<true>(df, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         break;
-      case WidthPattern::kWindow:
-        for (const WidthChunk& chunk : plan.w_chunks) {
-          const int32_t* HWY_RESTRICT table = plan.w_lookup.data() + chunk.table;
-          auto acc = hn::Zero(df);
-          for (int64_t od = od_begin; od < od_end; ++od) {
-            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-              const auto window = LoadAsFloat(df, plane + od * go[2] + oh * go[3] + chunk.window);
-              for (int32_t k = 0; k < chunk.max_count; ++k) {
-                const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + 2 * k * lanes));
-                const auto keep = hn::BitCast(df, hn::LoadU(di, table + (2 * k + 1) * lanes));
-                // Masked-off lanes add +0: the sum starts at +0, so it never changes it.
-                acc = hn::Add(acc, hn::And(hn::TableLookupLanes(window, index), keep));
-              }
-            }
-          }
-          if (chunk.outputs == lanes) {
-            StoreFromFloat(acc, df, out_row + chunk.first);
-          } else {
-            StorePartial(df, acc, static_cast<size_t>(chunk.outputs), out_row + chunk.first);
-          }
+      case WidthPattern::kWindow: {
+        const WidthChunk* chunk = plan.w_chunks.data();
+        const WidthChunk* const chunks_end = chunk + plan.w_chunks.size();
+        for (; chunks_end - chunk >= 4; chunk += 4) {
+          WindowChunks<4>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+        }
+        for (; chunk < chunks_end; ++chunk) {
+          WindowChunks<1>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
         }
         break;
-      case WidthPattern::kSegments:
-        for (int64_t l = 0; l < in_w; ++l) {
-          const int64_t ow_begin = range_w.begin[l], ow_end = range_w.end[l];
-          float sum = 0.0f;
-          for (int64_t od = od_begin; od < od_end; ++od) {
-            for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-              const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
-              for (int64_t ow = ow_begin; ow < ow_end; ++ow) sum += ToFloat(src[ow]);
-            }
-          }
-          FromFloat(sum, out_row + l);
+      }
+      case WidthPattern::kSegments: {
+        int64_t l0 = 0;
+        for (; l0 + 4 <= in_w; l0 += 4) {
+          SegmentOutputs<4>(plane, go, range_w, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+        }
+        for (; l0 < in_w; ++l0) {
+          SegmentOutputs<1>(plane, go, range_w, od_begin, od_end, oh_begin, oh_end, l0, out_row);
         }
         break;
+      }
       case WidthPattern::kGather:
         GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, 0, out_row);
         break;
