@@ -1,0 +1,98 @@
+// The plan of aclnnUpsampleNearestExact3dBackward: everything phase 1 decides, as plain
+// data. Kernels read only this and the raw pointers in it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "acl/acl_base.h"
+
+namespace oa {
+
+// One spatial axis of the nearest-exact mapping, inverted: input index i receives the
+// output indices [begin[i], end[i]) (empty when begin == end). The forward source index is
+// non-decreasing in the output index, so each input's sources form one contiguous range.
+struct AxisRanges {
+  std::vector<int64_t> begin;
+  std::vector<int64_t> end;
+};
+
+// The float32 step of an axis (spec: 1/scale when all three scales are > 0, else in/out).
+float NearestExactRatio(bool use_scales, double scale, int64_t in_size, int64_t out_size);
+// PyTorch's nearest_neighbor_exact_compute_source_index: min(floorf((o + 0.5) * ratio), in - 1).
+int64_t NearestExactSource(int64_t out_index, float ratio, int64_t in_size);
+AxisRanges InvertNearestExactAxis(int64_t in_size, int64_t out_size, float ratio);
+
+enum class UpsampleKernel {
+  kNothing,       // empty problem (N or C is 0)
+  kRowsAlongW,    // W has unit stride in both tensors (NCDHW and similar): vectorise along W
+  kChannelsLast,  // C has unit stride in both tensors (NDHWC memory): vectorise along C
+  kStrided,       // any other views: scalar gather with full strides
+};
+
+// How the kRowsAlongW kernel reads W, chosen in phase 1 for the dispatched vector width.
+enum class WidthPattern {
+  kIdentity,  // out_w == in_w, output l reads input l: plain loads
+  kDouble,    // out_w == 2 * in_w, output l reads 2l and 2l + 1: loads and an even/odd split
+  kWindow,    // each chunk of outputs reads within one vector-wide window of the row: one
+              // load, then a lane permutation per step k of the ranges (no gathers)
+  kSegments,  // some output reads more than a vector's width: scalar running sums
+  kGather,    // fallback (rows narrower than a vector): per-lane gathers
+};
+
+// kWindow: `outputs` consecutive gradInput elements from `first`, all reading inside
+// row[window, window + lanes). Step k of lane q adds row[window + index_k[q]] where
+// mask_k[q] is all ones; the tables hold max_count pairs (index_k, mask_k) of `lanes`
+// int32 each, from w_lookup[table].
+struct WidthChunk {
+  int64_t first = 0;
+  int64_t outputs = 0;
+  int64_t window = 0;
+  int64_t table = 0;
+  int32_t max_count = 0;
+};
+
+struct UpsampleNearestExact3dBackwardPlan {
+  aclDataType dtype = ACL_FLOAT;
+  UpsampleKernel kernel = UpsampleKernel::kNothing;
+
+  int64_t batch = 0, channels = 0;
+  std::array<int64_t, 3> in_size{};   // D, H, W of gradInput
+  std::array<int64_t, 3> out_size{};  // d, h, w of gradOut
+  // Strides in elements in logical N, C, D, H, W order, whatever the tensors' format.
+  std::array<int64_t, 5> grad_out_strides{};
+  std::array<int64_t, 5> grad_input_strides{};
+  const void* grad_out = nullptr;  // element [0, 0, 0, 0, 0] of the view
+  void* grad_input = nullptr;
+
+  std::array<AxisRanges, 3> ranges;  // D, H, W
+
+  // kRowsAlongW: how W is read. The tables are built for `w_lanes` float lanes (the
+  // target dispatch picked in phase 1); a kernel of another width falls back to kGather.
+  WidthPattern width_pattern = WidthPattern::kGather;
+  int64_t w_lanes = 1;
+  std::vector<WidthChunk> w_chunks;
+  std::vector<int32_t> w_lookup;
+  // kGather: the W ranges as int32 lane tables, padded with empty ranges to a multiple of
+  // the widest vector so the last chunk needs no scalar tail.
+  std::vector<int32_t> w_begin;
+  std::vector<int32_t> w_count;
+
+  // Partition, fixed here: `rows` units of work (N*C*D*H rows for kRowsAlongW and
+  // kStrided, N*D*H rows of W*C elements for kChannelsLast) split into num_tasks
+  // contiguous blocks; each gradInput element is computed whole by one task.
+  int64_t rows = 0;
+  int64_t num_tasks = 0;
+  int num_threads = 1;
+};
+
+// Lanes the W tables are padded to (the widest vector of any compiled target, in floats).
+constexpr int64_t kWidthTablePad = 64;
+
+// Float lanes of the vectors the dispatched kernels use.
+int64_t UpsampleKernelFloatLanes();
+// Runs the rows of one task (dynamic SIMD dispatch inside).
+void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
+
+}  // namespace oa
