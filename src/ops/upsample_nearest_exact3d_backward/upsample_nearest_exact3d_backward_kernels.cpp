@@ -116,7 +116,7 @@ HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plan
 // Rows of gradInput ahead whose gradOut rows are prefetched: each gradInput row reads a
 // few short gradOut rows from different planes, too little for the hardware prefetcher
 // to run ahead on its own.
-constexpr int64_t kPrefetchAhead = 2;
+constexpr int64_t kPrefetchAhead = 8;
 
 template <typename T>
 HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
