@@ -132,7 +132,8 @@ HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64
 }
 
 // The kernels below keep G independent accumulators in flight: each sum is a chain of
-// dependent adds in a fixed order, so interleaving G of them hides the add latency.
+// dependent adds in a fixed order, so interleaving G of them hides the add latency (the
+// q loops are unrolled so the accumulators stay in registers).
 
 // Identity (kTwice false) or x2 (kTwice true) W mapping: G full vectors of outputs from l0.
 template <int G, bool kTwice, typename T, class DF>
@@ -141,10 +142,12 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
                                  T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   hn::Vec<DF> acc[G];
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) acc[q] = hn::Zero(df);
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+      #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
         const int64_t l = l0 + q * lanes;
         if (kTwice) {
@@ -157,6 +160,7 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
       }
     }
   }
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) StoreFromFloat(acc[q], df, out_row + l0 + q * lanes);
 }
 
@@ -186,14 +190,24 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const auto& go = plan.grad_out_strides;
   hn::Vec<DF> acc[G];
-  for (int q = 0; q < G; ++q) acc[q] = hn::Zero(df);
+  const int32_t* tables[G];
+  int64_t windows[G];
+  int32_t steps[G];
+  #pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    acc[q] = hn::Zero(df);
+    tables[q] = plan.w_lookup.data() + chunks[q].table;
+    windows[q] = chunks[q].window;
+    steps[q] = chunks[q].max_count;
+  }
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+      #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
-        const int32_t* HWY_RESTRICT table = plan.w_lookup.data() + chunks[q].table;
-        const auto window = LoadAsFloat(df, src + chunks[q].window);
-        for (int32_t k = 0; k < chunks[q].max_count; ++k) {
+        const int32_t* HWY_RESTRICT table = tables[q];
+        const auto window = LoadAsFloat(df, src + windows[q]);
+        for (int32_t k = 0; k < steps[q]; ++k) {
           const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + 2 * k * lanes));
           const auto keep = hn::BitCast(df, hn::LoadU(di, table + (2 * k + 1) * lanes));
           // Masked-off lanes add +0: the sum starts at +0, so it never changes it.
@@ -202,6 +216,7 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
       }
     }
   }
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
     if (chunks[q].outputs == lanes) {
       StoreFromFloat(acc[q], df, out_row + chunks[q].first);
@@ -219,6 +234,7 @@ HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int
   float sum[G];
   int64_t begin[G], count[G];
   int64_t common = INT64_MAX;
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
     sum[q] = 0.0f;
     begin[q] = range_w.begin[l0 + q];
@@ -229,13 +245,16 @@ HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
       for (int64_t k = 0; k < common; ++k) {
+        #pragma GCC unroll 4
         for (int q = 0; q < G; ++q) sum[q] += ToFloat(src[begin[q] + k]);
       }
+      #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
         for (int64_t k = common; k < count[q]; ++k) sum[q] += ToFloat(src[begin[q] + k]);
       }
     }
   }
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) FromFloat(sum[q], out_row + l0 + q);
 }
 
