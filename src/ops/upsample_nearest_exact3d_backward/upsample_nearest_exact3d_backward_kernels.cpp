@@ -338,8 +338,36 @@ HWY_INLINE float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t,
   return sum;
 }
 
+// Channels-last: G consecutive outputs l0.. of one vector of channels from c0.
+template <int G, typename T, class DF>
+HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
+                                    int64_t out_pixel_stride, const AxisRanges& range_w, int64_t od_begin,
+                                    int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0, int64_t c0,
+                                    T* HWY_RESTRICT out_row) {
+  hn::Vec<DF> acc[G];
+  int64_t ow_begin[G], ow_end[G];
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    acc[q] = hn::Zero(df);
+    ow_begin[q] = range_w.begin[l0 + q];
+    ow_end[q] = range_w.end[l0 + q];
+  }
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      const T* HWY_RESTRICT src = batch + od * go[2] + oh * go[3] + c0;
+#pragma GCC unroll 4
+      for (int q = 0; q < G; ++q) {
+        for (int64_t ow = ow_begin[q]; ow < ow_end[q]; ++ow) acc[q] = hn::Add(acc[q], LoadAsFloat(df, src + ow * go[4]));
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) StoreFromFloat(acc[q], df, out_row + (l0 + q) * out_pixel_stride + c0);
+}
+
 // Channels-last views (C has unit stride in both tensors): one row (n, i, j) of W*C
-// gradInput elements at a time, vectorised along C with plain loads.
+// gradInput elements at a time, vectorised along C with plain loads, four outputs along W
+// in flight.
 template <typename T>
 void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
   const hn::ScalableTag<float> df;
@@ -363,19 +391,22 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
     const int64_t oh_begin = range_h.begin[j], oh_end = range_h.end[j];
     const T* HWY_RESTRICT batch = grad_out + n * go[0];
     T* HWY_RESTRICT out_row = grad_input + n * gi[0] + i * gi[2] + j * gi[3];
+    // A gradOut row here is W * C elements, already long: one row ahead is enough.
+    PrefetchRows(batch, go, od_begin, od_end, range_h, j + 1, plan.out_size[2] * go[4]);
+    int64_t l0 = 0;
+    for (; l0 + 4 <= in_w; l0 += 4) {
+      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
+        ChannelsLastOutputs<4>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+      }
+    }
+    for (; l0 < in_w; ++l0) {
+      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
+        ChannelsLastOutputs<1>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+      }
+    }
     for (int64_t l = 0; l < in_w; ++l) {
       const int64_t ow_begin = range_w.begin[l], ow_end = range_w.end[l];
       T* HWY_RESTRICT out = out_row + l * gi[4];
-      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
-        auto acc = hn::Zero(df);
-        for (int64_t od = od_begin; od < od_end; ++od) {
-          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-            const T* HWY_RESTRICT src = batch + od * go[2] + oh * go[3] + c0;
-            for (int64_t ow = ow_begin; ow < ow_end; ++ow) acc = hn::Add(acc, LoadAsFloat(df, src + ow * go[4]));
-          }
-        }
-        StoreFromFloat(acc, df, out + c0);
-      }
       for (int64_t c = vector_channels; c < channels; ++c) {
         FromFloat(SumRanges(batch + c, go, od_begin, od_end, oh_begin, oh_end, ow_begin, ow_end), out + c);
       }
