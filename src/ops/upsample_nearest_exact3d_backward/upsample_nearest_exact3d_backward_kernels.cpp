@@ -190,33 +190,34 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const auto& go = plan.grad_out_strides;
   hn::Vec<DF> acc[G];
+  hn::Vec<DF> cleared[G];
   const int32_t* tables[G];
   int64_t windows[G];
   int32_t steps[G];
-  #pragma GCC unroll 4
+#pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
     acc[q] = hn::Zero(df);
     tables[q] = plan.w_lookup.data() + chunks[q].table;
+    cleared[q] = hn::BitCast(df, hn::LoadU(di, tables[q]));
     windows[q] = chunks[q].window;
     steps[q] = chunks[q].max_count;
   }
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
-      #pragma GCC unroll 4
+#pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
-        const int32_t* HWY_RESTRICT table = tables[q];
-        const auto window = LoadAsFloat(df, src + windows[q]);
+        const int32_t* HWY_RESTRICT table = tables[q] + lanes;
+        // The unused lane becomes +0; lanes with nothing to add at step k read it, and
+        // adding +0 leaves a sum that started at +0 unchanged.
+        const auto window = hn::AndNot(cleared[q], LoadAsFloat(df, src + windows[q]));
         for (int32_t k = 0; k < steps[q]; ++k) {
-          const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + 2 * k * lanes));
-          const auto keep = hn::BitCast(df, hn::LoadU(di, table + (2 * k + 1) * lanes));
-          // Masked-off lanes add +0: the sum starts at +0, so it never changes it.
-          acc[q] = hn::Add(acc[q], hn::And(hn::TableLookupLanes(window, index), keep));
+          const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
+          acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
         }
       }
     }
   }
-  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
     if (chunks[q].outputs == lanes) {
       StoreFromFloat(acc[q], df, out_row + chunks[q].first);
