@@ -181,8 +181,8 @@ HWY_INLINE void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::arr
   }
 }
 
-// kWindow: G chunks from `chunks`.
-template <int G, typename T, class DF>
+// kWindow: G chunks from `chunks`; K > 0: every chunk has K steps (unrolled).
+template <int G, int K, typename T, class DF>
 HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, const T* HWY_RESTRICT plane,
                              int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end,
                              T* HWY_RESTRICT out_row) {
@@ -211,9 +211,17 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
         // The unused lane becomes +0; lanes with nothing to add at step k read it, and
         // adding +0 leaves a sum that started at +0 unchanged.
         const auto window = hn::AndNot(cleared[q], LoadAsFloat(df, src + windows[q]));
-        for (int32_t k = 0; k < steps[q]; ++k) {
-          const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
-          acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
+        if (K > 0) {
+#pragma GCC unroll 8
+          for (int32_t k = 0; k < K; ++k) {
+            const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
+            acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
+          }
+        } else {
+          for (int32_t k = 0; k < steps[q]; ++k) {
+            const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
+            acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
+          }
         }
       }
     }
@@ -301,10 +309,29 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
         const WidthChunk* chunk = plan.w_chunks.data();
         const WidthChunk* const chunks_end = chunk + plan.w_chunks.size();
         for (; chunks_end - chunk >= 4; chunk += 4) {
-          WindowChunks<4>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+          // Chunks of one mapping mostly share their step count: unroll the common ones.
+          const int32_t steps = chunk[0].max_count;
+          const bool same = chunk[1].max_count == steps && chunk[2].max_count == steps && chunk[3].max_count == steps;
+          switch (same ? steps : 0) {
+            case 1:
+              WindowChunks<4, 1>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            case 2:
+              WindowChunks<4, 2>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            case 3:
+              WindowChunks<4, 3>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            case 4:
+              WindowChunks<4, 4>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            default:
+              WindowChunks<4, 0>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+          }
         }
         for (; chunk < chunks_end; ++chunk) {
-          WindowChunks<1>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+          WindowChunks<1, 0>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
         }
         break;
       }
