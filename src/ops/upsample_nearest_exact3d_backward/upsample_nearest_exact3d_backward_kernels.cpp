@@ -24,8 +24,8 @@ template <class DF, class VI>
 HWY_INLINE hn::Vec<DF> GatherAsFloat(DF df, const float* HWY_RESTRICT row, VI index) {
   return hn::GatherIndex(df, row, index);
 }
-// No 16-bit gather in Highway: read the lanes one by one (only the general W mapping of
-// half types takes this path).
+// No 16-bit gather in Highway: read the lanes one by one (only row tails and rows
+// narrower than a vector of half types take this path).
 template <class DF, class VI, typename T>
 HWY_INLINE hn::Vec<DF> GatherAsFloat(DF df, const T* HWY_RESTRICT row, VI index) {
   const hn::RebindToSigned<DF> di;
