@@ -49,6 +49,22 @@ HWY_INLINE void SplitEvenOdd(DF df, hn::Vec<DF> lo, hn::Vec<DF> hi, hn::Vec<DF>*
 #endif
 }
 
+// Loads 2L consecutive elements from src as float32: even-indexed ones and odd-indexed ones.
+template <class DF, typename T>
+HWY_INLINE void LoadEvenOdd(DF df, const T* HWY_RESTRICT src, hn::Vec<DF>* even, hn::Vec<DF>* odd) {
+  SplitEvenOdd(df, LoadAsFloat(df, src), LoadAsFloat(df, src + hn::Lanes(df)), even, odd);
+}
+// bf16 pairs share a 32-bit word (little-endian: the even element in the low half), and a
+// bf16 is the top half of its float32: one load and two bit operations.
+template <class DF>
+HWY_INLINE void LoadEvenOdd(DF df, const BFloat16* HWY_RESTRICT src, hn::Vec<DF>* even, hn::Vec<DF>* odd) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bf16 pair layout assumes little-endian words");
+  const hn::RebindToUnsigned<DF> du;
+  const auto words = hn::LoadU(du, reinterpret_cast<const uint32_t*>(src));
+  *even = hn::BitCast(df, hn::ShiftLeft<16>(words));
+  *odd = hn::BitCast(df, hn::And(words, hn::Set(du, 0xFFFF0000u)));
+}
+
 // Stores the first `count` lanes of acc (a row's last, partial chunk).
 template <class DF, typename T>
 HWY_INLINE void StorePartial(DF df, hn::Vec<DF> acc, size_t count, T* HWY_RESTRICT out) {
@@ -152,7 +168,7 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
         const int64_t l = l0 + q * lanes;
         if (kTwice) {
           hn::Vec<DF> even, odd;
-          SplitEvenOdd(df, LoadAsFloat(df, src + 2 * l), LoadAsFloat(df, src + 2 * l + lanes), &even, &odd);
+          LoadEvenOdd(df, src + 2 * l, &even, &odd);
           acc[q] = hn::Add(hn::Add(acc[q], even), odd);
         } else {
           acc[q] = hn::Add(acc[q], LoadAsFloat(df, src + l));
