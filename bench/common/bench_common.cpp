@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -211,7 +212,8 @@ std::string TimedName(size_t case_index, int kind) {
 // Passes runs to the console as usual and keeps the fastest repetition of each benchmark.
 class TableReporter : public benchmark::ConsoleReporter {
  public:
-  explicit TableReporter(std::map<std::string, std::pair<size_t, int>> names) : names_(std::move(names)) {}
+  explicit TableReporter(std::map<std::string, std::pair<size_t, int>> names)
+      : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular), names_(std::move(names)) {}
 
   void ReportRuns(const std::vector<Run>& runs) override {
     std::vector<Run> shown;
@@ -384,6 +386,7 @@ int RunRegisteredCases(const Options& options, int argc, char** argv) {
           ->Unit(benchmark::kMillisecond);
     }
   }
+  std::fflush(stdout);  // the header before Google Benchmark's own output
   TableReporter reporter(std::move(names));
   benchmark::RunSpecifiedBenchmarks(&reporter);
   PrintTable();

@@ -23,7 +23,9 @@ inline float HalfToFloat(uint16_t half) {
   const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
   const uint32_t exponent = (half >> 10) & 0x1Fu;
   uint32_t mantissa = half & 0x3FFu;
-  if (exponent == 0x1F) return FloatFromBits(sign | 0x7F800000u | (mantissa << 13));  // Inf/NaN
+  if (exponent == 0x1F) {  // Inf, or NaN made quiet (as F16C and torch do)
+    return FloatFromBits(sign | 0x7F800000u | (mantissa << 13) | (mantissa != 0 ? 0x00400000u : 0u));
+  }
   if (exponent != 0) return FloatFromBits(sign | ((exponent + 112u) << 23) | (mantissa << 13));
   if (mantissa == 0) return FloatFromBits(sign);
   // Subnormal half: renormalise into a normal float.

@@ -90,8 +90,9 @@ void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64
     return;
   }
   at::Tensor gi = Wrap(grad_input);
-  if (gi.scalar_type() == go.scalar_type() && gi.is_contiguous()) {
-    // Torch's out= kernel writes straight into the caller's (pre-faulted) buffer.
+  if (gi.scalar_type() == go.scalar_type() && gi.is_contiguous(go.suggest_memory_format())) {
+    // gi has exactly the layout torch would allocate, so torch's out= kernel writes
+    // straight into the caller's (pre-faulted) buffer.
     at::_upsample_nearest_exact3d_backward_out(gi, go, out_size, in_size, OptionalScale(scale_d),
                                                OptionalScale(scale_h), OptionalScale(scale_w));
     return;

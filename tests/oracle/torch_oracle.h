@@ -34,6 +34,9 @@ inline std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& shap
   return strides;
 }
 
+// Every function throws a std::exception (c10::Error) when torch rejects the call, e.g.
+// fp16 upsample or batch norm on CPU, which torch 1.13 does not implement.
+
 // Threads torch may use (at::set_num_threads; n <= 0 leaves it); returns the previous value.
 int SetTorchThreads(int n);
 // Which ATen CPU kernel set is in use ("AVX2", "AVX512", "DEFAULT"); ATEN_CPU_CAPABILITY
@@ -49,8 +52,9 @@ void Bf16ToFloat(const uint16_t* src, float* dst, int64_t n);
 // --- at::upsample_nearest_exact3d_backward (CPU kernel) ---
 // grad_out: [N, C, d, h, w] view; grad_input: [N, C, D, H, W] view written in place (any
 // strides; another dtype is converted by torch's copy_). scales <= 0 are passed to torch as
-// "not given". A contiguous grad_input of grad_out's dtype is written by torch's out= kernel
-// directly (no extra copy, so benchmarks time torch alone). grad_input.data == nullptr:
+// "not given". A grad_input of grad_out's dtype laid out as torch would allocate it
+// (contiguous, or channels-last if grad_out is) is written by torch's out= kernel directly
+// (no extra copy, so benchmarks time torch alone). grad_input.data == nullptr:
 // compute and drop the result (timing torch's functional call, allocation included).
 void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64_t, 3>& output_size,
                                     const std::array<int64_t, 5>& input_size, double scale_d, double scale_h,

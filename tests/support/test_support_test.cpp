@@ -1,0 +1,148 @@
+// The test helpers themselves: strided offsets, guard detection, comparisons, fills.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "support/compare.h"
+#include "support/guarded_buffer.h"
+#include "support/random_fill.h"
+#include "support/strided.h"
+
+namespace {
+
+TEST(Strided, OffsetsFollowLogicalOrder) {
+  EXPECT_EQ(support::StridedOffsets({2, 3}, {4, 1}), (std::vector<int64_t>{0, 1, 2, 4, 5, 6}));
+  EXPECT_EQ(support::StridedOffsets({2, 3}), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(support::StridedOffsets({2, 2}, {1, 2}), (std::vector<int64_t>{0, 2, 1, 3}));
+  EXPECT_TRUE(support::StridedOffsets({2, 0, 3}).empty());
+  EXPECT_EQ(support::SpanElements({2, 3}, {4, 1}), 7);
+  EXPECT_EQ(support::SpanElements({2, 0}), 0);
+}
+
+TEST(GuardedBuffer, WritesInsideTheViewKeepGuardsIntact) {
+  support::GuardedBuffer buffer(sizeof(float), {3, 4}, {8, 2});  // gaps between columns and rows
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer.data()) % 64, 0u);
+  float* data = buffer.as<float>();
+  for (int64_t offset : buffer.offsets()) data[offset] = 1.5f;
+  EXPECT_TRUE(buffer.GuardsIntact());
+}
+
+TEST(GuardedBuffer, DetectsWritesIntoGapsBeforeAndAfter) {
+  {
+    support::GuardedBuffer buffer(sizeof(float), {3, 4}, {8, 2});
+    buffer.as<float>()[1] = 0.0f;  // a gap
+    EXPECT_FALSE(buffer.GuardsIntact());
+  }
+  {
+    support::GuardedBuffer buffer(sizeof(uint16_t), {5});
+    buffer.as<uint16_t>()[-1] = 0;  // just before
+    EXPECT_FALSE(buffer.GuardsIntact());
+  }
+  {
+    support::GuardedBuffer buffer(sizeof(uint16_t), {5});
+    buffer.as<uint16_t>()[5] = 0;  // just after
+    const auto result = buffer.GuardsIntact();
+    EXPECT_FALSE(result);
+    EXPECT_NE(std::string(result.message()).find("byte offset 10"), std::string::npos) << result.message();
+  }
+}
+
+TEST(Compare, BitwiseEqualNamesTheFirstMismatch) {
+  const std::vector<float> a = {1, 2, 3, 4};
+  const std::vector<float> b = {1, 2, 3.5f, 5};
+  const auto result = support::BitwiseEqual(support::F32(a.data(), 4), support::F32(b.data(), 4));
+  EXPECT_FALSE(result);
+  const std::string message = result.message();
+  EXPECT_NE(message.find("2 of 4"), std::string::npos) << message;
+  EXPECT_NE(message.find("index 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("3.5"), std::string::npos) << message;
+  EXPECT_TRUE(support::BitwiseEqual(support::F32(a.data(), 4), support::F32(a.data(), 4)));
+}
+
+TEST(Compare, NanPolicies) {
+  const uint16_t quiet = 0x7E00, payload = 0x7E01, negative = 0xFE00;
+  using support::NanPolicy;
+  EXPECT_FALSE(support::BitwiseEqual(support::F16(&quiet, 1), support::F16(&payload, 1)));
+  EXPECT_TRUE(support::BitwiseEqual(support::F16(&quiet, 1), support::F16(&payload, 1), NanPolicy::kNanAndSign));
+  EXPECT_FALSE(support::BitwiseEqual(support::F16(&quiet, 1), support::F16(&negative, 1), NanPolicy::kNanAndSign));
+  EXPECT_TRUE(support::BitwiseEqual(support::F16(&quiet, 1), support::F16(&negative, 1), NanPolicy::kAnyNan));
+  // 0x7E00 read as bf16 is a normal number, so the format matters.
+  EXPECT_FALSE(support::BitwiseEqual(support::BF16(&quiet, 1), support::BF16(&payload, 1), NanPolicy::kAnyNan));
+}
+
+TEST(Compare, DecodersMatchKnownValues) {
+  EXPECT_EQ(support::HalfBitsToDouble(0x3C00), 1.0);
+  EXPECT_EQ(support::HalfBitsToDouble(0x0001), std::ldexp(1.0, -24));
+  EXPECT_EQ(support::HalfBitsToDouble(0x03FF), std::ldexp(1023.0, -24));
+  EXPECT_EQ(support::HalfBitsToDouble(0x7BFF), 65504.0);
+  EXPECT_EQ(support::HalfBitsToDouble(0xC000), -2.0);
+  EXPECT_EQ(support::HalfBitsToDouble(0xFC00), -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(support::HalfBitsToDouble(0x7C01)));
+  EXPECT_EQ(support::Bf16BitsToDouble(0x3F80), 1.0);
+  EXPECT_EQ(support::Bf16BitsToDouble(0xC0A0), -5.0);
+}
+
+TEST(Compare, UlpDistance) {
+  EXPECT_EQ(support::UlpDistance(1.0f, std::nextafter(1.0f, 2.0f)), 1u);
+  EXPECT_EQ(support::UlpDistance(0.0f, -0.0f), 0u);
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  EXPECT_EQ(support::UlpDistance(-tiny, tiny), 2u);
+  EXPECT_EQ(support::UlpDistance(1.0f, 2.0f), 1u << 23);
+  EXPECT_EQ(support::UlpDistanceHalf(0x3C00, 0x3C01), 1u);
+  EXPECT_EQ(support::UlpDistanceHalf(0x8001, 0x0001), 2u);
+  EXPECT_EQ(support::UlpDistanceBf16(0x3F80, 0x4000), 128u);
+  EXPECT_EQ(support::UlpDistance(1.0f, std::numeric_limits<float>::quiet_NaN()), UINT64_MAX);
+}
+
+TEST(Compare, MaxAbsErrorAndNoWorseThanTorch) {
+  const std::vector<double> reference = {1.0, 2.0, -3.0};
+  const std::vector<float> ours = {1.0f, 2.5f, -3.0f};
+  const std::vector<float> better = {1.0f, 2.25f, -3.0f};
+  const support::ErrorStat error = support::MaxAbsError(support::F32(ours.data(), 3), reference.data());
+  EXPECT_EQ(error.max_abs, 0.5);
+  EXPECT_EQ(error.index, 1);
+  EXPECT_TRUE(support::NoWorseThanTorch(support::F32(better.data(), 3), support::F32(ours.data(), 3), reference.data()));
+  EXPECT_TRUE(support::NoWorseThanTorch(support::F32(ours.data(), 3), support::F32(ours.data(), 3), reference.data()));
+  EXPECT_FALSE(support::NoWorseThanTorch(support::F32(ours.data(), 3), support::F32(better.data(), 3), reference.data()));
+}
+
+TEST(Compare, NonFiniteReferencesNeedMatchingResults) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> reference = {nan, inf};
+  const std::vector<float> matching = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()};
+  const std::vector<float> wrong = {0.0f, 3.0e38f};
+  EXPECT_EQ(support::MaxAbsError(support::F32(matching.data(), 2), reference.data()).max_abs, 0.0);
+  EXPECT_EQ(support::MaxAbsError(support::F32(wrong.data(), 2), reference.data()).max_abs, inf);
+}
+
+TEST(RandomFill, DeterministicAndInRange) {
+  const std::vector<float> a = support::RandomVector<float>(1000, 42, -2.0, 3.0);
+  const std::vector<float> b = support::RandomVector<float>(1000, 42, -2.0, 3.0);
+  const std::vector<float> c = support::RandomVector<float>(1000, 43, -2.0, 3.0);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  for (float v : a) {
+    EXPECT_GE(v, -2.0f);
+    EXPECT_LE(v, 3.0f);
+  }
+  // The first value is fixed forever (SplitMix64 and our mapping are fully specified).
+  support::SplitMix64 rng(0);
+  EXPECT_EQ(rng.Next(), 0xE220A8397B1DCDAFull);
+  std::vector<oa::Half16> halves(256);
+  support::FillUniform(halves.data(), 256, 7, -1.0, 1.0);
+  for (const oa::Half16& h : halves) {
+    EXPECT_LE(std::fabs(support::HalfBitsToDouble(h.bits)), 1.0);
+  }
+  std::vector<oa::BFloat16> bf16(256);
+  support::FillUniform(bf16.data(), 256, 7, 10.0, 20.0);
+  for (const oa::BFloat16& v : bf16) {
+    EXPECT_GE(support::Bf16BitsToDouble(v.bits), 10.0);
+    EXPECT_LE(support::Bf16BitsToDouble(v.bits), 20.0);
+  }
+}
+
+}  // namespace
