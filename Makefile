@@ -32,22 +32,27 @@ demo: deps-minimal
 	  echo; echo "=== $$(basename $$example)"; "$$example"; \
 	done
 
+# CI runs this: every tier but `large`, plus a bounded fuzz run of every target.
 test: test-release test-asan test-tsan
+	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
+	@scripts/test-summary.sh build/release/ctest.log build/asan/ctest.log build/tsan/ctest.log
+
+CI_FUZZ_SECONDS ?= 30
 
 test-release: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release
-	ctest --test-dir build/release $(CTEST_FLAGS) -LE large
+	ctest --test-dir build/release $(CTEST_FLAGS) -LE large | tee build/release/ctest.log
 
 test-asan: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan
-	ctest --test-dir build/asan $(CTEST_FLAGS) -L 'unit|example'
+	ctest --test-dir build/asan $(CTEST_FLAGS) -L 'unit|example' | tee build/asan/ctest.log
 
 test-tsan: deps
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan
-	ctest --test-dir build/tsan $(CTEST_FLAGS) -L threads
+	ctest --test-dir build/tsan $(CTEST_FLAGS) -L threads | tee build/tsan/ctest.log
 
 test-large: deps
 	cmake --preset release >/dev/null
@@ -62,8 +67,9 @@ bench: deps
 	  echo; echo "=== $$(basename $$benchmark)"; "$$benchmark" $(BENCH_ARGS); \
 	done
 
-# Each fuzzer starts from its committed seed corpus (fuzz/corpus/<name>) and the inputs of
-# past findings (fuzz/regressions); new interesting inputs go to a scratch copy.
+# Each fuzzer first replays the inputs of past findings (fuzz/regressions/<name>/), then
+# fuzzes for FUZZ_SECONDS from its committed seed corpus (fuzz/corpus/<name>/); new inputs
+# go to a scratch folder, findings to build/fuzz/. Any finding fails the target.
 FUZZ_SECONDS ?= 60
 fuzz: deps-fuzz
 	cmake --preset fuzz >/dev/null
@@ -71,11 +77,14 @@ fuzz: deps-fuzz
 	@for fuzzer in build/fuzz/fuzz/*_fuzzer; do \
 	  name=$$(basename $$fuzzer _fuzzer); \
 	  scratch=build/fuzz/corpus/$$name; mkdir -p $$scratch fuzz/corpus/$$name; \
-	  echo "=== $$name: regressions"; \
-	  "$$fuzzer" fuzz/regressions/$$name-* 2>&1 | tail -n 1; \
-	  echo "=== $$name: $(FUZZ_SECONDS) s"; \
+	  if [ -n "$$(ls fuzz/regressions/$$name 2>/dev/null)" ]; then \
+	    echo "=== $$name: replaying fuzz/regressions/$$name"; \
+	    "$$fuzzer" fuzz/regressions/$$name/* >build/fuzz/$$name.replay.log 2>&1 || { cat build/fuzz/$$name.replay.log; exit 1; }; \
+	  fi; \
+	  echo "=== $$name: fuzzing for $(FUZZ_SECONDS) s"; \
 	  "$$fuzzer" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ \
-	      $$scratch fuzz/corpus/$$name 2>&1 | grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY"; \
+	      $$scratch fuzz/corpus/$$name >build/fuzz/$$name.log 2>&1 || { tail -n 40 build/fuzz/$$name.log; exit 1; }; \
+	  grep -E "^Done|^stat::number_of_executed_units" build/fuzz/$$name.log; \
 	done
 
 clean:

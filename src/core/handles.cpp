@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <unordered_set>
 #include <new>
 
 #include "core/dtype.h"
@@ -11,6 +13,41 @@
 namespace oa {
 constexpr uint64_t kMaxRank = 64;
 namespace {
+
+// Live handles, so destroying one twice (or a pointer that never was one) is reported
+// instead of freeing memory twice.
+std::mutex g_handles_mutex;
+std::unordered_set<const void*>& LiveHandles() {
+  static auto* handles = new std::unordered_set<const void*>;
+  return *handles;
+}
+
+template <typename Handle>
+Handle* Register(Handle* handle) {
+  if (handle == nullptr) return nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(g_handles_mutex);
+    LiveHandles().insert(handle);
+  } catch (const std::bad_alloc&) {
+    delete handle;
+    return Fail<Handle*>(nullptr, "out of host memory while creating a handle");
+  }
+  return handle;
+}
+
+template <typename Handle>
+aclnnStatus Unregister(const char* api, const Handle* handle) {
+  if (handle == nullptr) return ACLNN_SUCCESS;
+  {
+    std::lock_guard<std::mutex> lock(g_handles_mutex);
+    if (LiveHandles().erase(handle) == 0) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, "%s: %p is not a live handle (already destroyed, or never created)", api,
+                  static_cast<const void*>(handle));
+    }
+  }
+  delete handle;
+  return ACLNN_SUCCESS;
+}
 
 // Multiplies with an overflow check; false if the product leaves int64.
 bool CheckedMul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_overflow(a, b, out); }
@@ -169,12 +206,11 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
         oa::DimsToString(tensor->storage_dims).c_str(), static_cast<long long>(storage_elements));
     return Fail<aclTensor*>(nullptr, "%s", message.c_str());
   }
-  return tensor.release();
+  return oa::Register(tensor.release());
 }
 
 extern "C" aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
-  delete tensor;
-  return ACLNN_SUCCESS;
+  return oa::Unregister("aclDestroyTensor", tensor);
 }
 
 namespace {
@@ -189,7 +225,7 @@ Array* CreateArray(const char* api, const T* value, uint64_t size) {
   auto* array = new (std::nothrow) Array;
   if (array == nullptr) return Fail<Array*>(nullptr, "%s: out of host memory", api);
   array->values.assign(value, value + size);
-  return array;
+  return oa::Register(array);
 }
 }  // namespace
 
@@ -197,22 +233,19 @@ extern "C" aclIntArray* aclCreateIntArray(const int64_t* value, uint64_t size) {
   return CreateArray<aclIntArray>("aclCreateIntArray", value, size);
 }
 extern "C" aclnnStatus aclDestroyIntArray(const aclIntArray* array) {
-  delete array;
-  return ACLNN_SUCCESS;
+  return oa::Unregister("aclDestroyIntArray", array);
 }
 extern "C" aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
   return CreateArray<aclBoolArray>("aclCreateBoolArray", value, size);
 }
 extern "C" aclnnStatus aclDestroyBoolArray(const aclBoolArray* array) {
-  delete array;
-  return ACLNN_SUCCESS;
+  return oa::Unregister("aclDestroyBoolArray", array);
 }
 extern "C" aclFloatArray* aclCreateFloatArray(const float* value, uint64_t size) {
   return CreateArray<aclFloatArray>("aclCreateFloatArray", value, size);
 }
 extern "C" aclnnStatus aclDestroyFloatArray(const aclFloatArray* array) {
-  delete array;
-  return ACLNN_SUCCESS;
+  return oa::Unregister("aclDestroyFloatArray", array);
 }
 
 extern "C" aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
@@ -227,11 +260,10 @@ extern "C" aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
   if (scalar == nullptr) return Fail<aclScalar*>(nullptr, "%s: out of host memory", kApi);
   scalar->dtype = dataType;
   std::memcpy(scalar->bytes, value, size);
-  return scalar;
+  return oa::Register(scalar);
 }
 extern "C" aclnnStatus aclDestroyScalar(const aclScalar* scalar) {
-  delete scalar;
-  return ACLNN_SUCCESS;
+  return oa::Unregister("aclDestroyScalar", scalar);
 }
 
 namespace {

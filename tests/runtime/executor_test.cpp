@@ -97,3 +97,16 @@ TEST_F(ExecutorTest, UnrunSingleUseExecutorCanBeDestroyed) {
   EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
   EXPECT_EQ(runs_.load(), 0);
 }
+
+TEST(ExecutorStateTest, PhaseTwoAfterFinalizeIsARuntimeError) {
+  std::atomic<int> runs{0};
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  aclOpExecutor* executor = MakeExecutor(&runs);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+  unsigned char workspace[256];
+  EXPECT_EQ(oa::LaunchExecutor("aclnnCounting", workspace, sizeof workspace, executor, nullptr),
+            ACLNN_ERR_RUNTIME_ERROR);
+  EXPECT_THAT(LastError(), HasSubstr("the runtime is not initialized; call aclInit first"));
+  EXPECT_EQ(runs.load(), 0);
+  EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+}

@@ -44,6 +44,22 @@ TEST(TensorTest, ContiguousTensorGettersUseNewArrays) {
   EXPECT_EQ(aclDestroyTensor(nullptr), ACLNN_SUCCESS);
 }
 
+TEST(TensorTest, DoubleDestroyIsReportedNotAFreeTwice) {
+  const int64_t dims[] = {4};
+  aclTensor* tensor = aclCreateTensor(dims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 1, nullptr);
+  ASSERT_EQ(aclDestroyTensor(tensor), ACLNN_SUCCESS);
+  EXPECT_EQ(aclDestroyTensor(tensor), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_THAT(LastError(), HasSubstr("aclDestroyTensor: "));
+  aclIntArray* array = aclCreateIntArray(dims, 1);
+  ASSERT_EQ(aclDestroyIntArray(array), ACLNN_SUCCESS);
+  EXPECT_EQ(aclDestroyIntArray(array), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_THAT(LastError(), HasSubstr("is not a live handle"));
+  int not_a_handle = 0;
+  EXPECT_EQ(aclDestroyBoolArray(reinterpret_cast<aclBoolArray*>(&not_a_handle)), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclDestroyScalar(reinterpret_cast<aclScalar*>(&not_a_handle)), ACLNN_ERR_PARAM_INVALID);
+  aclGetRecentErrMsg();
+}
+
 TEST(TensorTest, StridedViewWithOffsetAndNegativeStride) {
   const int64_t view[] = {3, 2};
   const int64_t strides[] = {-4, 2};

@@ -1,0 +1,30 @@
+// What every fuzzed operator call must satisfy: a documented status, and a message with it.
+#pragma once
+
+#include <cstdlib>
+#include <string>
+
+#include "aclnn/aclnn_base.h"
+
+// Aborts (a finding) unless status is one the specs document and a failure explains itself.
+inline void CheckDocumentedStatus(aclnnStatus status) {
+  const std::string message = aclGetRecentErrMsg();
+  if (status == ACLNN_SUCCESS) return;
+  const bool documented = status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID ||
+                          status == ACLNN_ERR_INNER;  // ERR_INNER: out of memory while planning
+  if (!documented || message.empty()) std::abort();
+}
+
+// A double that is usually ordinary and sometimes one of the values that break arithmetic.
+template <typename Input>
+double FuzzDouble(Input& input, double usual) {
+  switch (input.Below(12)) {
+    case 0: return 0.0 / 0.0;
+    case 1: return 1.0 / 0.0;
+    case 2: return -1.0;
+    case 3: return 1e300;
+    case 4: return 50.0001;
+    case 5: return input.template Read<double>();
+    default: return usual;
+  }
+}

@@ -1,0 +1,553 @@
+// Batch-norm backward kernels. Per-channel sums and the elementwise pass run in float64
+// (exact centring x - mean, exact products, f64 accumulation) and every output is rounded
+// once to its type, so fp32 results are as close to the exact formula as fp32 allows and
+// fp16/bf16 results equal the exact result rounded once.
+//
+// Determinism: a plan cuts the work into blocks that depend on the shape only; each block's
+// partial sums go to the workspace and are combined in block order, so the bits do not
+// depend on which thread ran which block or how many threads there were.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/fast_batch_norm_backward/batch_norm_backward_kernels.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "core/simd_convert-inl.h"
+#include "ops/fast_batch_norm_backward/batch_norm_backward_kernels.h"
+
+// Target-independent helpers, compiled once.
+#ifndef OA_BNB_KERNELS_SHARED_
+#define OA_BNB_KERNELS_SHARED_
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+
+#include "core/dtype.h"
+
+namespace oa {
+namespace bnb {
+
+enum Pass {
+  kReduce = 0,            // sums only
+  kTrainWrite = 1,        // dx = scale*dy + slope*(x - mean) + shift
+  kInferWrite = 2,        // dx = scale*dy
+  kInferWriteReduce = 3,  // dx = scale*dy, plus sums
+};
+
+// The workspace seen as named double arrays.
+struct WorkspaceArrays {
+  double* mean;       // per channel
+  double* scale;      // w * r
+  double* invstd;     // r
+  double* slope;      // training: -w r^3 sum(dy (x - mean)) / m
+  double* shift;      // training: -w r sum(dy) / m
+  double* sum_dy;
+  double* sum_dyx;
+  double* lane_mean;  // rows layout: the per-channel values repeated per lane
+  double* lane_scale;
+  double* lane_slope;
+  double* lane_shift;
+  double* partials;
+
+  WorkspaceArrays(const BatchNormBackwardPlan& plan, void* workspace) {
+    char* base = static_cast<char*>(workspace);
+    double* channel = reinterpret_cast<double*>(base + plan.ws_channel);
+    const int64_t c = plan.channels;
+    mean = channel;
+    scale = channel + c;
+    invstd = channel + 2 * c;
+    slope = channel + 3 * c;
+    shift = channel + 4 * c;
+    sum_dy = channel + 5 * c;
+    sum_dyx = channel + 6 * c;
+    double* lanes = reinterpret_cast<double*>(base + plan.ws_lanes);
+    const int64_t w = plan.row_width;
+    lane_mean = lanes;
+    lane_scale = lanes + w;
+    lane_slope = lanes + 2 * w;
+    lane_shift = lanes + 3 * w;
+    partials = reinterpret_cast<double*>(base + plan.ws_partials);
+  }
+};
+
+// Walks the outer positions of a plan in order, keeping each big tensor's element offset.
+struct OuterCursor {
+  int64_t index[kMaxOuterDims] = {};
+  int64_t offset[kNumBigTensors] = {};
+
+  OuterCursor(const OuterDims& dims, int64_t position) {
+    for (int k = dims.rank - 1; k >= 0; --k) {
+      index[k] = position % dims.size[k];
+      position /= dims.size[k];
+      for (int t = 0; t < kNumBigTensors; ++t) offset[t] += index[k] * dims.stride[t][k];
+    }
+  }
+  void Next(const OuterDims& dims) {
+    for (int k = dims.rank - 1; k >= 0; --k) {
+      for (int t = 0; t < kNumBigTensors; ++t) offset[t] += dims.stride[t][k];
+      if (++index[k] < dims.size[k]) return;
+      for (int t = 0; t < kNumBigTensors; ++t) offset[t] -= dims.stride[t][k] * dims.size[k];
+      index[k] = 0;
+    }
+  }
+};
+
+inline double ReadChannel(const ChannelVector& v, int64_t c, double absent) {
+  if (v.data == nullptr) return absent;
+  const char* p = v.data + c * v.stride * static_cast<int64_t>(DataTypeSize(v.dtype));
+  switch (v.dtype) {
+    case ACL_FLOAT16: return HalfToFloat(reinterpret_cast<const Half16*>(p)->bits);
+    case ACL_BF16: return Bf16ToFloat(reinterpret_cast<const BFloat16*>(p)->bits);
+    default: return *reinterpret_cast<const float*>(p);
+  }
+}
+
+inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
+  char* p = v.data + c * v.stride * static_cast<int64_t>(DataTypeSize(v.dtype));
+  switch (v.dtype) {
+    case ACL_FLOAT16: reinterpret_cast<Half16*>(p)->bits = FloatToHalf(RoundToOddFloat(value)); break;
+    case ACL_BF16: reinterpret_cast<BFloat16*>(p)->bits = FloatToBf16(RoundToOddFloat(value)); break;
+    default: *reinterpret_cast<float*>(p) = static_cast<float>(value); break;
+  }
+}
+
+// Scalar element kernels (loop tails and strided runs), same formulas as the vectors.
+inline void StoreRounded(double value, float* p) { *p = static_cast<float>(value); }
+inline void StoreRounded(double value, Half16* p) { p->bits = FloatToHalf(RoundToOddFloat(value)); }
+inline void StoreRounded(double value, BFloat16* p) { p->bits = FloatToBf16(RoundToOddFloat(value)); }
+inline double LoadWideScalar(float v) { return v; }
+inline double LoadWideScalar(Half16 v) { return HalfToFloat(v.bits); }
+inline double LoadWideScalar(BFloat16 v) { return Bf16ToFloat(v.bits); }
+
+template <int kPass, class T>
+inline void ScalarElement(const T* x, const T* dy, T* dx, double mean, double scale, double slope, double shift,
+                          double& sum_dy, double& sum_dyx) {
+  const double g = LoadWideScalar(*dy);
+  if (kPass == kInferWrite || kPass == kInferWriteReduce) StoreRounded(scale * g, dx);
+  if (kPass == kInferWrite) return;
+  const double centered = LoadWideScalar(*x) - mean;
+  if (kPass == kTrainWrite) {
+    StoreRounded(scale * g + (slope * centered + shift), dx);
+  } else {
+    sum_dy += g;
+    sum_dyx += g * centered;
+  }
+}
+
+}  // namespace bnb
+}  // namespace oa
+#endif  // OA_BNB_KERNELS_SHARED_
+
+HWY_BEFORE_NAMESPACE();
+namespace oa {
+namespace HWY_NAMESPACE {
+namespace bnb_kernels {
+namespace hn = hwy::HWY_NAMESPACE;
+using bnb::BatchNormBackwardPlan;
+using bnb::kDx;
+using bnb::kDy;
+using bnb::kX;
+using bnb::OuterCursor;
+using bnb::WorkspaceArrays;
+
+using D = hn::ScalableTag<double>;
+using DF = hn::Rebind<float, D>;  // as many float lanes as double lanes
+using VD = hn::Vec<D>;
+
+template <class T>
+HWY_INLINE VD LoadWide(D d, const T* HWY_RESTRICT p) {
+  return hn::PromoteTo(d, LoadAsFloat(DF(), p));
+}
+
+// f64 -> f32 rounding to odd (see RoundToOddFloat), lane-wise.
+HWY_INLINE hn::Vec<DF> DemoteToOdd(D d, VD v) {
+  const DF df;
+  const hn::RebindToUnsigned<DF> du;
+  const auto nearest = hn::DemoteTo(df, v);
+  const auto residual = hn::DemoteTo(df, hn::Sub(v, hn::PromoteTo(d, nearest)));
+  const auto bits = hn::BitCast(du, nearest);
+  const auto one = hn::Set(du, 1u);
+  const auto inexact = hn::RebindMask(du, hn::And(hn::Ne(residual, hn::Zero(df)), hn::Eq(nearest, nearest)));
+  const auto even = hn::Eq(hn::And(bits, one), hn::Zero(du));
+  const auto same_sign = hn::Eq(hn::ShiftRight<31>(hn::Xor(bits, hn::BitCast(du, residual))), hn::Zero(du));
+  const auto step = hn::IfThenElse(same_sign, one, hn::Set(du, 0xFFFFFFFFu));
+  return hn::BitCast(df, hn::IfThenElse(hn::And(inexact, even), hn::Add(bits, step), bits));
+}
+
+HWY_INLINE void StoreNarrow(VD v, D /*d*/, float* HWY_RESTRICT p) { StoreFromFloat(hn::DemoteTo(DF(), v), DF(), p); }
+template <class T>
+HWY_INLINE void StoreNarrow(VD v, D d, T* HWY_RESTRICT p) {
+  StoreFromFloat(DemoteToOdd(d, v), DF(), p);
+}
+
+// Large fp32 outputs are written with streaming stores (no read-for-ownership of dx), when
+// the target's float vector is a full register and the segment's first store is aligned.
+// The arithmetic is the same either way, so the bits do not depend on alignment.
+constexpr size_t kStreamBytes = hn::MaxLanes(DF()) * sizeof(float);
+constexpr bool kCanStream = HWY_TARGET != HWY_SCALAR && kStreamBytes >= 16;
+
+template <class T>
+HWY_INLINE bool StreamableSegment(const BatchNormBackwardPlan& plan, const T* dx) {
+  return kCanStream && sizeof(T) == sizeof(float) && plan.stream_dx &&
+         reinterpret_cast<uintptr_t>(dx) % kStreamBytes == 0;
+}
+
+template <class T>
+HWY_INLINE void StoreOut(VD v, D d, T* HWY_RESTRICT p, bool /*stream*/) {
+  StoreNarrow(v, d, p);
+}
+HWY_INLINE void StoreOut(VD v, D /*d*/, float* HWY_RESTRICT p, bool stream) {
+  const auto narrow = hn::DemoteTo(DF(), v);
+  if (kCanStream && stream) {
+    hn::Stream(narrow, DF(), p);
+  } else {
+    hn::StoreU(narrow, DF(), p);
+  }
+}
+
+// ---------------------------------------------------------------- planar layout
+
+struct PlanarAccumulators {
+  VD dy0, dyx0, dy1, dyx1;
+  double dy_tail = 0.0, dyx_tail = 0.0;
+};
+
+// One contiguous run piece of n elements.
+template <int kPass, class T>
+HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+                                  double mean, double scale, double slope, double shift, PlanarAccumulators& acc,
+                                  bool stream) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
+  const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
+  int64_t i = 0;
+  if (kPass == bnb::kReduce) {  // two accumulator chains hide the add latency
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      const VD g0 = LoadWide(d, dy + i), g1 = LoadWide(d, dy + i + lanes);
+      const VD c0 = hn::Sub(LoadWide(d, x + i), v_mean), c1 = hn::Sub(LoadWide(d, x + i + lanes), v_mean);
+      acc.dy0 = hn::Add(acc.dy0, g0);
+      acc.dy1 = hn::Add(acc.dy1, g1);
+      acc.dyx0 = hn::MulAdd(g0, c0, acc.dyx0);
+      acc.dyx1 = hn::MulAdd(g1, c1, acc.dyx1);
+    }
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const VD g = LoadWide(d, dy + i);
+    if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
+    if (kPass == bnb::kInferWrite) continue;
+    const VD centered = hn::Sub(LoadWide(d, x + i), v_mean);
+    if (kPass == bnb::kTrainWrite) {
+      StoreOut(hn::MulAdd(v_scale, g, hn::MulAdd(v_slope, centered, v_shift)), d, dx + i, stream);
+    } else {
+      acc.dy0 = hn::Add(acc.dy0, g);
+      acc.dyx0 = hn::MulAdd(g, centered, acc.dyx0);
+    }
+  }
+  for (; i < n; ++i) {
+    T* out = kPass == bnb::kReduce ? nullptr : dx + i;
+    bnb::ScalarElement<kPass>(x + i, dy + i, out, mean, scale, slope, shift, acc.dy_tail, acc.dyx_tail);
+  }
+}
+
+template <int kPass, class T>
+HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, const int64_t* stride, double mean,
+                                     double scale, double slope, double shift, PlanarAccumulators& acc) {
+  for (int64_t i = 0; i < n; ++i) {
+    T* out = nullptr;
+    if (kPass != bnb::kReduce) out = dx + i * stride[kDx];
+    bnb::ScalarElement<kPass>(x + i * stride[kX], dy + i * stride[kDy], out, mean, scale, slope, shift, acc.dy_tail,
+                              acc.dyx_tail);
+  }
+}
+
+// Block `block` of channel `channel`: elements [block*B, (block+1)*B) of the channel, in
+// run order. Reductions leave (sum dy, sum dy*(x-mean)) in partial[0..1].
+template <int kPass, class T>
+void PlanarBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t channel, int64_t block) {
+  const D d;
+  const int64_t begin = block * plan.block_elements;
+  const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
+  const int64_t run_length = plan.run_length;
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]) + channel * plan.channel_stride[kX];
+  const T* dy = reinterpret_cast<const T*>(plan.big[kDy]) + channel * plan.channel_stride[kDy];
+  T* dx = nullptr;
+  if (kPass != bnb::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
+  const double mean = ws.mean[channel], scale = ws.scale[channel];
+  const double slope = ws.slope[channel], shift = ws.shift[channel];
+
+  PlanarAccumulators acc{hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+  OuterCursor cursor(plan.outer, begin / run_length);
+  int64_t within = begin % run_length;
+  for (int64_t i = begin; i < end;) {
+    const int64_t n = std::min(run_length - within, end - i);
+    const int64_t ox = cursor.offset[kX] + within * plan.run_stride[kX];
+    const int64_t ody = cursor.offset[kDy] + within * plan.run_stride[kDy];
+    T* out = nullptr;
+    if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
+    if (plan.unit_runs) {
+      PlanarSegmentUnit<kPass>(x + ox, dy + ody, out, n, mean, scale, slope, shift, acc,
+                               StreamableSegment(plan, out));
+    } else {
+      PlanarSegmentStrided<kPass>(x + ox, dy + ody, out, n, plan.run_stride, mean, scale, slope, shift, acc);
+    }
+    i += n;
+    within = 0;
+    cursor.Next(plan.outer);
+  }
+  if (kPass == bnb::kReduce || kPass == bnb::kInferWriteReduce) {
+    double* partial = ws.partials + 2 * (channel * plan.blocks_per_channel + block);
+    partial[0] = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dy0, acc.dy1))) + acc.dy_tail;
+    partial[1] = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dyx0, acc.dyx1))) + acc.dyx_tail;
+  }
+}
+
+// ---------------------------------------------------------------- rows layout
+
+// Lanes [0, n) of one row; per-lane coefficients and partial sums at the same lane index.
+template <int kPass, class T>
+HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+                           const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
+                           const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
+                           double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const VD g = LoadWide(d, dy + i);
+    if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) {
+      StoreOut(hn::Mul(hn::LoadU(d, scale + i), g), d, dx + i, stream);
+    }
+    if (kPass == bnb::kInferWrite) continue;
+    const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
+    if (kPass == bnb::kTrainWrite) {
+      const VD inner = hn::MulAdd(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i));
+      StoreOut(hn::MulAdd(hn::LoadU(d, scale + i), g, inner), d, dx + i, stream);
+    } else {
+      hn::StoreU(hn::Add(hn::LoadU(d, part_dy + i), g), d, part_dy + i);
+      hn::StoreU(hn::MulAdd(g, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
+    }
+  }
+  for (; i < n; ++i) {
+    T* out = kPass == bnb::kReduce ? nullptr : dx + i;
+    bnb::ScalarElement<kPass>(x + i, dy + i, out, mean[i], scale[i], slope[i], shift[i], part_dy[i], part_dyx[i]);
+  }
+}
+
+template <int kPass, class T>
+void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t row_block, int64_t group) {
+  const int64_t width = plan.row_width;
+  const int64_t row_begin = row_block * plan.rows_per_block;
+  const int64_t row_end = std::min(plan.outer.Count(), row_begin + plan.rows_per_block);
+  const int64_t lane_begin = group * plan.lanes_per_group;
+  const int64_t n = std::min(width, lane_begin + plan.lanes_per_group) - lane_begin;
+  double* part_dy = ws.partials + 2 * width * row_block + lane_begin;
+  double* part_dyx = part_dy + width;
+  if (kPass == bnb::kReduce || kPass == bnb::kInferWriteReduce) {
+    std::fill(part_dy, part_dy + n, 0.0);
+    std::fill(part_dyx, part_dyx + n, 0.0);
+  }
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]) + lane_begin;
+  const T* dy = reinterpret_cast<const T*>(plan.big[kDy]) + lane_begin;
+  T* dx = nullptr;
+  if (kPass != bnb::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
+  OuterCursor cursor(plan.outer, row_begin);
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    T* out = nullptr;
+    if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx];
+    RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, ws.lane_mean + lane_begin,
+                      ws.lane_scale + lane_begin, ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, part_dy,
+                      part_dyx, StreamableSegment(plan, out));
+    cursor.Next(plan.outer);
+  }
+}
+
+// ---------------------------------------------------------------- dispatch by dtype and pass
+
+template <class T>
+void BlockTaskT(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
+  if (plan.layout == bnb::Layout::kPlanar) {
+    const int64_t channel = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
+    switch (pass) {
+      case bnb::kReduce: return PlanarBlock<bnb::kReduce, T>(plan, ws, channel, block);
+      case bnb::kTrainWrite: return PlanarBlock<bnb::kTrainWrite, T>(plan, ws, channel, block);
+      case bnb::kInferWrite: return PlanarBlock<bnb::kInferWrite, T>(plan, ws, channel, block);
+      default: return PlanarBlock<bnb::kInferWriteReduce, T>(plan, ws, channel, block);
+    }
+  }
+  const int64_t row_block = task / plan.lane_groups, group = task % plan.lane_groups;
+  switch (pass) {
+    case bnb::kReduce: return RowsBlock<bnb::kReduce, T>(plan, ws, row_block, group);
+    case bnb::kTrainWrite: return RowsBlock<bnb::kTrainWrite, T>(plan, ws, row_block, group);
+    case bnb::kInferWrite: return RowsBlock<bnb::kInferWrite, T>(plan, ws, row_block, group);
+    default: return RowsBlock<bnb::kInferWriteReduce, T>(plan, ws, row_block, group);
+  }
+}
+
+}  // namespace bnb_kernels
+
+// Runs one block of the plan's partition for one pass.
+void BatchNormBackwardBlockTask(const bnb::BatchNormBackwardPlan& plan, const bnb::WorkspaceArrays& ws, int pass,
+                                int64_t task) {
+  switch (plan.io_dtype) {
+    case ACL_FLOAT16: return bnb_kernels::BlockTaskT<Half16>(plan, ws, pass, task);
+    case ACL_BF16: return bnb_kernels::BlockTaskT<BFloat16>(plan, ws, pass, task);
+    default: bnb_kernels::BlockTaskT<float>(plan, ws, pass, task);
+  }
+  // Streaming stores are weakly ordered: fence them before the task is reported done.
+  if (plan.stream_dx && pass != bnb::kReduce) std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "core/thread_pool.h"
+
+namespace oa {
+namespace bnb {
+
+HWY_EXPORT(BatchNormBackwardBlockTask);
+
+namespace {
+
+// Reads weight and the statistics the mode uses; fixes mean, scale = w*r and r per channel.
+void PrepareChannels(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+  for (int64_t c = 0; c < plan.channels; ++c) {
+    const double w = ReadChannel(plan.weight, c, 1.0);
+    const double spread = ReadChannel(plan.spread, c, 1.0);
+    const double r = plan.training ? spread : 1.0 / std::sqrt(spread + plan.eps);
+    ws.mean[c] = ReadChannel(plan.mean, c, 0.0);
+    ws.invstd[c] = r;
+    ws.scale[c] = w * r;
+    ws.slope[c] = 0.0;
+    ws.shift[c] = 0.0;
+    ws.sum_dy[c] = 0.0;
+    ws.sum_dyx[c] = 0.0;
+  }
+}
+
+void ExpandLanes(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+  if (plan.layout != Layout::kRows) return;
+  for (int64_t lane = 0; lane < plan.row_width; ++lane) {
+    const int64_t c = (lane / plan.lane_repeat) % plan.channels;
+    ws.lane_mean[lane] = ws.mean[c];
+    ws.lane_scale[lane] = ws.scale[c];
+    ws.lane_slope[lane] = ws.slope[c];
+    ws.lane_shift[lane] = ws.shift[c];
+  }
+}
+
+// Partial sums -> per-channel sums, in block order.
+void CombineChannel(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t c) {
+  const double* partial = ws.partials + 2 * c * plan.blocks_per_channel;
+  double sum_dy = 0.0, sum_dyx = 0.0;
+  for (int64_t b = 0; b < plan.blocks_per_channel; ++b) {
+    sum_dy += partial[2 * b];
+    sum_dyx += partial[2 * b + 1];
+  }
+  ws.sum_dy[c] = sum_dy;
+  ws.sum_dyx[c] = sum_dyx;
+}
+
+void CombineAll(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+  if (plan.layout == Layout::kPlanar) {
+    for (int64_t c = 0; c < plan.channels; ++c) CombineChannel(plan, ws, c);
+    return;
+  }
+  // Lanes run (pack, channel, repeat) with the repeat fastest: no division per lane.
+  const int64_t width = plan.row_width;
+  for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
+    const double* part_dy = ws.partials + 2 * width * rb;
+    const double* part_dyx = part_dy + width;
+    int64_t lane = 0;
+    while (lane < width) {
+      for (int64_t c = 0; c < plan.channels; ++c) {
+        double sum_dy = ws.sum_dy[c], sum_dyx = ws.sum_dyx[c];
+        for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
+          sum_dy += part_dy[lane];
+          sum_dyx += part_dyx[lane];
+        }
+        ws.sum_dy[c] = sum_dy;
+        ws.sum_dyx[c] = sum_dyx;
+      }
+    }
+  }
+}
+
+void TrainingCoefficients(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t c) {
+  const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);
+  const double r = ws.invstd[c];
+  ws.slope[c] = -ws.scale[c] * (r * r) * (ws.sum_dyx[c] * inv_m);
+  ws.shift[c] = -ws.scale[c] * (ws.sum_dy[c] * inv_m);
+}
+
+void WriteChannelOutputs(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+  for (int64_t c = 0; c < plan.channels; ++c) {
+    if (plan.grad_weight.data != nullptr) WriteChannel(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
+    if (plan.grad_bias.data != nullptr) WriteChannel(plan.grad_bias, c, ws.sum_dy[c]);
+  }
+}
+
+void ZeroChannelOutputs(const BatchNormBackwardPlan& plan) {
+  for (const ChannelVector* v : {&plan.grad_weight, &plan.grad_bias}) {
+    if (v->data == nullptr) continue;
+    for (int64_t c = 0; c < v->length; ++c) WriteChannel(*v, c, 0.0);
+  }
+}
+
+}  // namespace
+
+void RunBatchNormBackward(const BatchNormBackwardPlan& plan, void* workspace) {
+  if (plan.empty) {
+    ZeroChannelOutputs(plan);
+    return;
+  }
+  if (!plan.want_dx() && !plan.want_sums()) return;
+  const WorkspaceArrays ws(plan, workspace);
+  PrepareChannels(plan, ws);
+  ExpandLanes(plan, ws);
+  const auto block_task = HWY_DYNAMIC_DISPATCH(BatchNormBackwardBlockTask);
+  const int64_t blocks = plan.NumBlocks();
+  const auto run_pass = [&](int pass) {
+    ParallelFor(blocks, plan.max_threads, [&](int64_t task) { block_task(plan, ws, pass, task); });
+  };
+
+  if (plan.training) {
+    if (plan.fused) {
+      // One task per channel: reduce its blocks, combine, then the elementwise pass while the
+      // channel is still in cache. Same blocks and order as the split passes below.
+      ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
+        const int64_t first = c * plan.blocks_per_channel;
+        for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kReduce, first + b);
+        CombineChannel(plan, ws, c);
+        TrainingCoefficients(plan, ws, c);
+        if (!plan.want_dx()) return;
+        for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kTrainWrite, first + b);
+      });
+    } else {
+      run_pass(kReduce);
+      CombineAll(plan, ws);
+      if (plan.want_dx()) {
+        for (int64_t c = 0; c < plan.channels; ++c) TrainingCoefficients(plan, ws, c);
+        ExpandLanes(plan, ws);
+        run_pass(kTrainWrite);
+      }
+    }
+  } else {
+    const bool sums = plan.want_sums();
+    if (plan.want_dx()) {
+      run_pass(sums ? kInferWriteReduce : kInferWrite);
+    } else {
+      run_pass(kReduce);
+    }
+    if (sums) CombineAll(plan, ws);
+  }
+  // Last, so outputs that alias inputs cannot change what the passes read.
+  WriteChannelOutputs(plan, ws);
+}
+
+}  // namespace bnb
+}  // namespace oa
+#endif  // HWY_ONCE

@@ -1,0 +1,213 @@
+#include "ops/fast_batch_norm_backward/batch_norm_backward_planner.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace oa {
+namespace bnb {
+namespace {
+
+// Blocks of about this many elements: big enough to amortise a task, small enough that a
+// 2-core machine gets work for both cores on mid-sized problems.
+constexpr int64_t kBlockElements = 32768;
+// The rows layout keeps at most this many row blocks of per-lane partial sums.
+constexpr int64_t kMaxRowBlocks = 64;
+// Rows narrower than this get consecutive rows packed into one (when memory allows).
+constexpr int64_t kPackedRowWidth = 256;
+// NCHW with spatial size below this is vectorised across channels (rows layout).
+constexpr int64_t kTinySpatial = 32;
+constexpr int64_t kMaxTinySpatialRow = 4096;
+// Problems below this run on one thread: waking the pool would cost more than it saves.
+constexpr int64_t kParallelMinElements = 65536;
+// gradInput at least this big (fp32) is written with streaming stores: it cannot stay in the
+// per-core caches anyway, and skipping the read-for-ownership saves a third of the writes' traffic.
+constexpr int64_t kStreamOutputBytes = int64_t{8} << 20;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+uint64_t RoundUp64(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+char* ElementPointer(const aclTensor* t) {
+  if (t == nullptr) return nullptr;
+  return static_cast<char*>(t->data) + t->offset * static_cast<int64_t>(DataTypeSize(t->dtype));
+}
+
+ChannelVector MakeChannelVector(const aclTensor* t) {
+  ChannelVector v;
+  if (t == nullptr) return v;
+  v.data = ElementPointer(t);
+  v.dtype = t->dtype;
+  v.stride = t->Rank() == 1 ? t->strides[0] : 1;
+  v.length = t->Rank() == 1 ? t->view_dims[0] : 0;
+  return v;
+}
+
+struct Dim {
+  int64_t size;
+  int64_t stride[kNumBigTensors];
+};
+
+// Largest p dividing `size` with p * width <= kPackedRowWidth.
+int64_t PackFactor(int64_t size, int64_t width) {
+  for (int64_t p = std::min(size, kPackedRowWidth / std::max<int64_t>(width, 1)); p > 1; --p) {
+    if (size % p == 0) return p;
+  }
+  return 1;
+}
+
+}  // namespace
+
+bool ViewIsNonOverlapping(const aclTensor& tensor) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size) of dims longer than 1
+  for (size_t i = 0; i < tensor.view_dims.size(); ++i) {
+    if (tensor.view_dims[i] > 1) dims.emplace_back(std::llabs(tensor.strides[i]), tensor.view_dims[i]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;  // furthest element offset the smaller dims reach
+  for (const auto& [stride, size] : dims) {
+    if (stride <= reach) return false;
+    reach += stride * (size - 1);
+  }
+  return true;
+}
+
+BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias) {
+  BatchNormBackwardPlan plan;
+  plan.empty = true;
+  plan.grad_weight = MakeChannelVector(grad_weight);
+  plan.grad_bias = MakeChannelVector(grad_bias);
+  return plan;
+}
+
+BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads) {
+  BatchNormBackwardPlan plan;
+  const aclTensor* big[kNumBigTensors] = {in.input, in.grad_out, in.grad_input};
+  const int64_t channels = in.input->view_dims[1];
+  plan.training = in.training;
+  plan.eps = in.eps;
+  plan.channels = channels;
+  plan.reduce_size = in.input->NumElements() / channels;
+  plan.io_dtype = in.input->dtype;
+  for (int t = 0; t < kNumBigTensors; ++t) {
+    plan.big[t] = ElementPointer(big[t]);
+    plan.channel_stride[t] = big[t] ? big[t]->strides[1] : 0;
+  }
+  plan.weight = MakeChannelVector(in.weight);
+  plan.mean = MakeChannelVector(in.mean);
+  plan.spread = MakeChannelVector(in.spread);
+  plan.grad_weight = MakeChannelVector(in.grad_weight);
+  plan.grad_bias = MakeChannelVector(in.grad_bias);
+
+  // Non-channel dims longer than 1, outermost first (by input's strides), merged where
+  // every big tensor walks them as one dim.
+  std::vector<Dim> dims;
+  for (int64_t i = 0; i < in.input->Rank(); ++i) {
+    if (i == 1 || in.input->view_dims[i] == 1) continue;
+    Dim dim{in.input->view_dims[i], {}};
+    for (int t = 0; t < kNumBigTensors; ++t) dim.stride[t] = big[t] ? big[t]->strides[i] : 0;
+    dims.push_back(dim);
+  }
+  std::stable_sort(dims.begin(), dims.end(),
+                   [](const Dim& a, const Dim& b) { return std::llabs(a.stride[kX]) > std::llabs(b.stride[kX]); });
+  std::vector<Dim> merged;
+  for (const Dim& dim : dims) {
+    if (!merged.empty()) {
+      Dim& outer = merged.back();
+      bool mergeable = true;
+      for (int t = 0; t < kNumBigTensors; ++t) mergeable &= outer.stride[t] == dim.stride[t] * dim.size;
+      if (mergeable) {
+        outer.size *= dim.size;
+        for (int t = 0; t < kNumBigTensors; ++t) outer.stride[t] = dim.stride[t];
+        continue;
+      }
+    }
+    merged.push_back(dim);
+  }
+  const auto all_strides_equal = [&](const int64_t* strides, int64_t value) {
+    for (int t = 0; t < kNumBigTensors; ++t) {
+      if (big[t] != nullptr && strides[t] != value) return false;
+    }
+    return true;
+  };
+  // Packs P consecutive rows into one when the innermost row dim steps exactly one row.
+  const auto pack_rows = [&](int64_t width) {
+    if (merged.empty() || !all_strides_equal(merged.back().stride, width)) return width;
+    Dim& inner = merged.back();
+    const int64_t p = PackFactor(inner.size, width);
+    inner.size /= p;
+    for (int t = 0; t < kNumBigTensors; ++t) inner.stride[t] *= p;
+    if (inner.size == 1) merged.pop_back();
+    return width * p;
+  };
+
+  if (channels > 1 && all_strides_equal(plan.channel_stride, 1)) {
+    plan.layout = Layout::kRows;  // channels-last
+    plan.lane_repeat = 1;
+    plan.row_width = pack_rows(channels);
+  } else if (!merged.empty() && all_strides_equal(merged.back().stride, 1)) {
+    const int64_t spatial = merged.back().size;
+    if (channels > 1 && spatial < kTinySpatial && channels * spatial <= kMaxTinySpatialRow &&
+        all_strides_equal(plan.channel_stride, spatial)) {
+      plan.layout = Layout::kRows;  // tiny spatial: vectorise across (channel, position)
+      plan.lane_repeat = spatial;
+      merged.pop_back();
+      plan.row_width = pack_rows(channels * spatial);
+    } else {
+      plan.layout = Layout::kPlanar;  // NCHW-style contiguous runs
+      plan.run_length = spatial;
+      merged.pop_back();
+    }
+  } else {
+    plan.layout = Layout::kPlanar;  // any other strides: element by element along the innermost dim
+    if (!merged.empty()) {
+      plan.run_length = merged.back().size;
+      for (int t = 0; t < kNumBigTensors; ++t) plan.run_stride[t] = merged.back().stride[t];
+      merged.pop_back();
+    }
+    plan.unit_runs = all_strides_equal(plan.run_stride, 1);
+  }
+  plan.outer.rank = static_cast<int>(merged.size());
+  for (size_t k = 0; k < merged.size(); ++k) {
+    plan.outer.size[k] = merged[k].size;
+    for (int t = 0; t < kNumBigTensors; ++t) plan.outer.stride[t][k] = merged[k].stride[t];
+  }
+
+  // The partition: shape only.
+  uint64_t lane_bytes = 0, partial_bytes = 0;
+  if (plan.layout == Layout::kPlanar) {
+    plan.block_elements = kBlockElements;
+    plan.blocks_per_channel = CeilDiv(plan.reduce_size, kBlockElements);
+    partial_bytes = sizeof(double) * 2 * channels * plan.blocks_per_channel;
+  } else {
+    const int64_t rows = plan.outer.Count();
+    plan.rows_per_block = std::max(CeilDiv(kBlockElements, plan.row_width), CeilDiv(rows, kMaxRowBlocks));
+    plan.row_blocks = CeilDiv(rows, plan.rows_per_block);
+    plan.lanes_per_group = plan.row_width <= 2048 ? plan.row_width : 1024;
+    plan.lane_groups = CeilDiv(plan.row_width, plan.lanes_per_group);
+    lane_bytes = sizeof(double) * 4 * plan.row_width;
+    partial_bytes = sizeof(double) * 2 * plan.row_width * plan.row_blocks;
+  }
+
+  // Scheduling only (the bits do not depend on it).
+  plan.max_threads = std::max(1, num_threads);
+  if (in.input->NumElements() < kParallelMinElements) plan.max_threads = 1;
+  // A gradInput whose elements share addresses is written by one thread in task order, so
+  // the result is still deterministic.
+  if (in.grad_input != nullptr && !ViewIsNonOverlapping(*in.grad_input)) plan.max_threads = 1;
+  plan.fused = plan.layout == Layout::kPlanar && plan.training && plan.want_dx() &&
+               channels >= 2 * static_cast<int64_t>(plan.max_threads);
+
+  plan.stream_dx = in.grad_input != nullptr && plan.io_dtype == ACL_FLOAT &&
+                   in.input->NumElements() * static_cast<int64_t>(sizeof(float)) >= kStreamOutputBytes;
+
+  plan.ws_channel = 0;
+  plan.ws_lanes = RoundUp64(sizeof(double) * 7 * channels);
+  plan.ws_partials = plan.ws_lanes + RoundUp64(lane_bytes);
+  plan.workspace_bytes = plan.ws_partials + RoundUp64(partial_bytes);
+  return plan;
+}
+
+}  // namespace bnb
+}  // namespace oa

@@ -1,0 +1,37 @@
+// Phase 1 of batch-norm backward after validation: normalises the views, picks the kernel
+// layout, fixes the partition and books the workspace.
+#pragma once
+
+#include "core/handles.h"
+#include "ops/fast_batch_norm_backward/batch_norm_backward_plan.h"
+
+namespace oa {
+namespace bnb {
+
+// Validated arguments. Optional tensors and outputs not requested are null; mean and
+// spread are the statistics the mode reads (saveMean/saveInvstd when training,
+// runningMean/runningVar otherwise).
+struct PlanInputs {
+  const aclTensor* grad_out = nullptr;
+  const aclTensor* input = nullptr;
+  const aclTensor* weight = nullptr;
+  const aclTensor* mean = nullptr;
+  const aclTensor* spread = nullptr;
+  bool training = true;
+  double eps = 1e-5;
+  const aclTensor* grad_input = nullptr;
+  const aclTensor* grad_weight = nullptr;
+  const aclTensor* grad_bias = nullptr;
+};
+
+BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads);
+
+// An empty problem: zeros for the given gradWeight / gradBias (either may be null).
+BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias);
+
+// True when no two elements of the view share an address (a sufficient test: each dim's
+// stride steps over everything the smaller-stride dims reach).
+bool ViewIsNonOverlapping(const aclTensor& tensor);
+
+}  // namespace bnb
+}  // namespace oa

@@ -1,0 +1,384 @@
+// Shared by the batch-norm backward tests: problem descriptions, host tensors with guard
+// bytes, running the operator, an independent float64 (long double accumulation) reference
+// and the "rounded once" comparison.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_batch_norm_backward.h"
+#include "aclnnop/aclnn_fast_batch_norm_backward.h"
+#include "core/half.h"
+#include "support/compare.h"
+#include "support/guarded_buffer.h"
+#include "support/random_fill.h"
+#include "support/strided.h"
+
+namespace bntest {
+
+class AclEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS); }
+  void TearDown() override { aclFinalize(); }
+};
+
+inline size_t ElementSize(aclDataType dt) { return dt == ACL_FLOAT ? 4 : 2; }
+inline const char* DtName(aclDataType dt) {
+  return dt == ACL_FLOAT ? "f32" : dt == ACL_FLOAT16 ? "f16" : dt == ACL_BF16 ? "bf16" : "?";
+}
+inline support::Format ToFormat(aclDataType dt) {
+  return dt == ACL_FLOAT ? support::Format::kFloat32
+                         : dt == ACL_FLOAT16 ? support::Format::kFloat16 : support::Format::kBFloat16;
+}
+
+// Memory layouts the tests build for the big tensors.
+enum class Layout { kContiguous, kChannelsLast, kStrided, kPermuted };
+inline const char* LayoutName(Layout l) {
+  switch (l) {
+    case Layout::kContiguous: return "contiguous";
+    case Layout::kChannelsLast: return "channels-last";
+    case Layout::kStrided: return "strided";
+    case Layout::kPermuted: return "permuted";
+  }
+  return "?";
+}
+
+// Channel (dim 1) fastest, then the spatial dims in order, then N.
+inline std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> order;  // innermost first
+  order.push_back(1);
+  for (size_t d = shape.size(); d-- > 2;) order.push_back(static_cast<int64_t>(d));
+  order.push_back(0);
+  std::vector<int64_t> strides(shape.size());
+  int64_t step = 1;
+  for (int64_t d : order) {
+    strides[d] = step;
+    step *= std::max<int64_t>(shape[d], 1);
+  }
+  return strides;
+}
+
+// A random dim order with random gaps between dims (and a padded innermost step when
+// `gap_inner`), so nothing is contiguous.
+inline std::vector<int64_t> RandomStrides(const std::vector<int64_t>& shape, uint64_t seed, bool permute,
+                                          bool gap_inner) {
+  support::SplitMix64 rng(seed);
+  std::vector<int64_t> order(shape.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (permute) {
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Next() % i]);
+  }
+  std::vector<int64_t> strides(shape.size());
+  int64_t step = gap_inner ? 2 : 1;
+  for (size_t k = order.size(); k-- > 0;) {
+    const int64_t d = order[k];
+    strides[d] = step;
+    step *= std::max<int64_t>(shape[d], 1) + static_cast<int64_t>(rng.Next() % 2);
+  }
+  return strides;
+}
+
+// A host tensor in a guarded buffer; values read/written in logical order.
+struct HostTensor {
+  aclDataType dtype = ACL_FLOAT;
+  std::unique_ptr<support::GuardedBuffer> buffer;
+  aclTensor* handle = nullptr;
+
+  HostTensor() = default;
+  HostTensor(aclDataType dt, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+             aclFormat format = ACL_FORMAT_ND)
+      : dtype(dt) {
+    buffer = std::make_unique<support::GuardedBuffer>(ElementSize(dt), shape, strides);
+    const std::vector<int64_t> storage{std::max<int64_t>(support::SpanElements(shape, buffer->strides()), 0)};
+    handle = aclCreateTensor(shape.data(), shape.size(), dt, buffer->strides().data(), 0, format, storage.data(), 1,
+                             buffer->data());
+  }
+  HostTensor(HostTensor&& other) noexcept { *this = std::move(other); }
+  HostTensor& operator=(HostTensor&& other) noexcept {
+    std::swap(dtype, other.dtype);
+    std::swap(buffer, other.buffer);
+    std::swap(handle, other.handle);
+    return *this;
+  }
+  ~HostTensor() { aclDestroyTensor(handle); }
+
+  int64_t count() const { return buffer ? buffer->count() : 0; }
+  support::Elements Elements() const {
+    return {buffer->data(), ToFormat(dtype), count(), buffer->offsets().data()};
+  }
+  double Get(int64_t i) const { return Elements().Value(i); }
+  void Set(int64_t i, double v) {
+    char* p = static_cast<char*>(buffer->data()) + buffer->offsets()[i] * ElementSize(dtype);
+    const float f = static_cast<float>(v);
+    if (dtype == ACL_FLOAT) {
+      std::memcpy(p, &f, 4);
+    } else {
+      const uint16_t bits = dtype == ACL_FLOAT16 ? oa::FloatToHalf(f) : oa::FloatToBf16(f);
+      std::memcpy(p, &bits, 2);
+    }
+  }
+};
+
+// One call of the operator, fully described.
+struct Case {
+  std::vector<int64_t> shape;
+  aclDataType io = ACL_FLOAT;
+  // weight, runningMean, runningVar, saveMean, saveInvstd, gradWeight, gradBias
+  std::array<aclDataType, 7> channel_dtype{ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
+  std::array<bool, 5> present{true, true, true, true, true};
+  bool training = true;
+  double eps = 1e-5;
+  std::array<bool, 3> mask{true, true, true};
+  Layout x_layout = Layout::kContiguous, dy_layout = Layout::kContiguous, dx_layout = Layout::kContiguous;
+  bool channel_gaps = false;  // per-channel tensors with stride 2
+  int version = 0;
+  bool non_fast = false;
+  bool null_unrequested = false;  // pass null for outputs the mask does not request
+  uint64_t seed = 1;
+  double x_center = 0.0;  // the data sits around x_center (and saveMean near it)
+  double x_scale = 1.0;
+
+  std::string Describe() const {
+    std::string s = support::FormatName(ToFormat(io));
+    s += " [";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+    s += "] ";
+    s += training ? "train" : "infer";
+    s += " mask=";
+    for (bool b : mask) s += b ? '1' : '0';
+    s += " present=";
+    for (bool b : present) s += b ? '1' : '0';
+    s += " ch=";
+    for (aclDataType dt : channel_dtype) s += std::string(DtName(dt)) + ",";
+    s += std::string(" x:") + LayoutName(x_layout) + " dy:" + LayoutName(dy_layout) + " dx:" + LayoutName(dx_layout);
+    s += " eps=" + std::to_string(eps) + " v" + std::to_string(version) + (non_fast ? " non-fast" : " fast");
+    s += " seed=" + std::to_string(seed) + (null_unrequested ? " null-unrequested" : "");
+    return s;
+  }
+};
+
+inline std::vector<int64_t> StridesFor(Layout layout, const std::vector<int64_t>& shape, uint64_t seed) {
+  switch (layout) {
+    case Layout::kContiguous: return support::ContiguousStrides(shape);
+    case Layout::kChannelsLast: return ChannelsLastStrides(shape);
+    case Layout::kStrided: return RandomStrides(shape, seed, false, true);
+    case Layout::kPermuted: return RandomStrides(shape, seed, true, false);
+  }
+  return {};
+}
+
+// The tensors of a case, filled with deterministic data.
+struct Problem {
+  Case c;
+  int64_t channels = 0;
+  HostTensor x, dy, dx;
+  HostTensor channel[7];  // weight, runningMean, runningVar, saveMean, saveInvstd, gradWeight, gradBias
+  aclBoolArray* mask = nullptr;
+
+  explicit Problem(const Case& cs) : c(cs) {
+    channels = c.shape.size() >= 2 ? c.shape[1] : 0;
+    const aclFormat format = ACL_FORMAT_ND;
+    x = HostTensor(c.io, c.shape, StridesFor(c.x_layout, c.shape, c.seed + 11), format);
+    dy = HostTensor(c.io, c.shape, StridesFor(c.dy_layout, c.shape, c.seed + 12), format);
+    dx = HostTensor(c.io, c.shape, StridesFor(c.dx_layout, c.shape, c.seed + 13), format);
+    for (int k = 0; k < 7; ++k) {
+      const std::vector<int64_t> shape{channels};
+      const std::vector<int64_t> strides{c.channel_gaps ? 2 : 1};
+      channel[k] = HostTensor(c.channel_dtype[k], shape, strides);
+    }
+    support::SplitMix64 rng(c.seed);
+    for (int64_t i = 0; i < x.count(); ++i) x.Set(i, c.x_center + c.x_scale * rng.NextIn(-2.0, 2.0));
+    for (int64_t i = 0; i < dy.count(); ++i) dy.Set(i, rng.NextIn(-1.0, 1.0));
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      channel[0].Set(ch, rng.NextIn(-2.0, 2.0));                              // weight
+      channel[1].Set(ch, c.x_center + c.x_scale * rng.NextIn(-0.5, 0.5));     // runningMean
+      channel[2].Set(ch, c.x_scale * c.x_scale * rng.NextIn(0.05, 2.0));      // runningVar
+      channel[3].Set(ch, c.x_center + c.x_scale * rng.NextIn(-0.5, 0.5));     // saveMean
+      channel[4].Set(ch, rng.NextIn(0.5, 2.0) / c.x_scale);                   // saveInvstd
+    }
+    for (HostTensor* out : {&dx, &channel[5], &channel[6]}) out->buffer->FillView(0xA5);
+    bool values[3] = {c.mask[0], c.mask[1], c.mask[2]};
+    mask = aclCreateBoolArray(values, 3);
+  }
+  ~Problem() { aclDestroyBoolArray(mask); }
+
+  const aclTensor* Optional(int k) const { return c.present[k] ? channel[k].handle : nullptr; }
+  aclTensor* Output(int k) const {
+    HostTensor const* t = k == 0 ? &dx : &channel[4 + k];
+    return c.mask[k] || !c.null_unrequested ? t->handle : nullptr;
+  }
+
+  aclnnStatus Run() {
+    uint64_t workspace_size = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus status;
+    if (c.non_fast) {
+      status = aclnnBatchNormBackwardGetWorkspaceSize(dy.handle, x.handle, Optional(0), Optional(1), Optional(2),
+                                                      Optional(3), Optional(4), c.training, c.eps, mask, Output(0),
+                                                      Output(1), Output(2), &workspace_size, &executor);
+    } else {
+      status = aclnnFastBatchNormBackwardGetWorkspaceSize(
+          dy.handle, x.handle, Optional(0), Optional(1), Optional(2), Optional(3), Optional(4), c.training, c.eps,
+          mask, c.version, Output(0), Output(1), Output(2), &workspace_size, &executor);
+    }
+    if (status != ACLNN_SUCCESS) return status;
+    void* workspace = nullptr;
+    if (workspace_size > 0 && aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+      return ACLNN_ERR_INNER;
+    }
+    status = c.non_fast ? aclnnBatchNormBackward(workspace, workspace_size, executor, nullptr)
+                        : aclnnFastBatchNormBackward(workspace, workspace_size, executor, nullptr);
+    const aclError sync = aclrtSynchronizeStream(nullptr);
+    aclrtFree(workspace);
+    if (status != ACLNN_SUCCESS) return status;
+    return sync == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
+  }
+};
+
+// The exact formulas on the stored inputs: sums in long double, everything else in double
+// or long double. `*_scale` bound the size of the terms each output is made of (for the
+// rounding-boundary allowance).
+struct Reference {
+  std::vector<double> dx, dx_scale, dw, dw_scale, db, db_scale;
+};
+
+inline Reference ComputeReference(const Problem& p) {
+  const Case& c = p.c;
+  const int64_t n = p.x.count(), channels = p.channels;
+  Reference ref;
+  if (n == 0) return ref;
+  int64_t inner = 1;
+  for (size_t d = 2; d < c.shape.size(); ++d) inner *= c.shape[d];
+  const int64_t m = n / channels;
+  std::vector<long double> mean(channels), r(channels), w(channels), sum_dy(channels, 0), sum_dyx(channels, 0),
+      abs_dy(channels, 0), abs_dyx(channels, 0);
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    w[ch] = c.present[0] ? p.channel[0].Get(ch) : 1.0;
+    if (c.training) {
+      mean[ch] = c.present[3] ? p.channel[3].Get(ch) : 0.0;
+      r[ch] = c.present[4] ? p.channel[4].Get(ch) : 1.0;
+    } else {
+      mean[ch] = c.present[1] ? p.channel[1].Get(ch) : 0.0;
+      const long double var = c.present[2] ? p.channel[2].Get(ch) : 1.0;
+      r[ch] = 1.0L / std::sqrt(var + static_cast<long double>(c.eps));
+    }
+  }
+  const auto channel_of = [&](int64_t i) { return (i / inner) % channels; };
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t ch = channel_of(i);
+    const long double g = p.dy.Get(i), centered = static_cast<long double>(p.x.Get(i)) - mean[ch];
+    sum_dy[ch] += g;
+    sum_dyx[ch] += g * centered;
+    abs_dy[ch] += std::fabs(g);
+    abs_dyx[ch] += std::fabs(g * centered);
+  }
+  ref.dx.resize(n);
+  ref.dx_scale.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t ch = channel_of(i);
+    const long double g = p.dy.Get(i), centered = static_cast<long double>(p.x.Get(i)) - mean[ch];
+    const long double wr = w[ch] * r[ch];
+    if (c.training) {
+      const long double k = r[ch] * r[ch] / m;
+      ref.dx[i] = static_cast<double>(wr * (g - sum_dy[ch] / m - centered * k * sum_dyx[ch]));
+      ref.dx_scale[i] = static_cast<double>(std::fabs(wr) * (std::fabs(g) + abs_dy[ch] / m +
+                                                               std::fabs(centered) * k * abs_dyx[ch]));
+    } else {
+      ref.dx[i] = static_cast<double>(wr * g);
+      ref.dx_scale[i] = static_cast<double>(std::fabs(wr * g));
+    }
+  }
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    ref.dw.push_back(static_cast<double>(r[ch] * sum_dyx[ch]));
+    ref.dw_scale.push_back(static_cast<double>(std::fabs(r[ch]) * abs_dyx[ch]));
+    ref.db.push_back(static_cast<double>(sum_dy[ch]));
+    ref.db_scale.push_back(static_cast<double>(abs_dy[ch]));
+  }
+  return ref;
+}
+
+// Round-to-nearest-even of a double to a format with `precision` significant bits, whose
+// smallest quantum is 2^min_quantum_exp and largest finite value max_finite. Written with
+// frexp/nearbyint, independently of the library's conversions.
+struct FormatSpec {
+  int precision;
+  int min_quantum_exp;
+  double max_finite;
+};
+inline FormatSpec SpecOf(aclDataType dt) {
+  if (dt == ACL_FLOAT16) return {11, -24, 65504.0};
+  if (dt == ACL_BF16) return {8, -133, 3.38953138925153547590470800371487867e38};
+  return {24, -149, 3.40282346638528859811704183484516925e38};
+}
+inline int QuantumExp(double v, const FormatSpec& f) {
+  int e = 0;
+  std::frexp(v, &e);  // |v| in [2^(e-1), 2^e)
+  return std::max(e - f.precision, f.min_quantum_exp);
+}
+inline double RoundOnce(double v, aclDataType dt) {
+  if (v == 0.0 || !std::isfinite(v)) return v;
+  const FormatSpec f = SpecOf(dt);
+  const int q = QuantumExp(v, f);
+  const double rounded = std::ldexp(std::nearbyint(std::ldexp(v, -q)), q);
+  if (std::fabs(rounded) > f.max_finite) return std::copysign(INFINITY, v);
+  return rounded;
+}
+// Distance from v to the nearest rounding midpoint of the format.
+inline double DistanceToMidpoint(double v, aclDataType dt) {
+  const FormatSpec f = SpecOf(dt);
+  const int q = QuantumExp(v, f);
+  const double scaled = std::ldexp(std::fabs(v), -q);
+  return std::ldexp(std::fabs(scaled - std::floor(scaled) - 0.5), q);
+}
+
+// The tolerance for "the reference sits on a rounding boundary": both our float64
+// evaluation and the reference are exact to far better than this fraction of the terms.
+constexpr double kBoundaryRelative = 1e-9;
+
+struct RoundedOnceStat {
+  int64_t checked = 0;
+  int64_t boundary_differences = 0;  // allowed: 1 ulp apart where the reference is on a boundary
+};
+
+// Every element equals the reference rounded once to the output type, except one ulp off
+// where the reference lies within kBoundaryRelative * scale of a rounding midpoint.
+inline ::testing::AssertionResult EqualsRoundedOnce(const char* what, const HostTensor& out,
+                                                    const std::vector<double>& ref, const std::vector<double>& scale,
+                                                    RoundedOnceStat* stat = nullptr) {
+  const support::Elements e = out.Elements();
+  if (e.count != static_cast<int64_t>(ref.size())) {
+    return ::testing::AssertionFailure() << what << ": " << e.count << " elements vs " << ref.size() << " reference";
+  }
+  int64_t boundary = 0;
+  for (int64_t i = 0; i < e.count; ++i) {
+    const double expected = RoundOnce(ref[i], out.dtype);
+    const double got = e.Value(i);
+    if (got == expected || (std::isnan(got) && std::isnan(expected))) continue;
+    const double one_ulp = std::ldexp(1.0, QuantumExp(ref[i], SpecOf(out.dtype)));
+    const bool on_boundary = DistanceToMidpoint(ref[i], out.dtype) <= kBoundaryRelative * scale[i] &&
+                             std::fabs(got - expected) <= one_ulp * 1.0000001;
+    if (on_boundary) {
+      ++boundary;
+      continue;
+    }
+    return ::testing::AssertionFailure() << what << "[" << i << "] = " << got << " but the reference " << ref[i]
+                                         << " rounds once to " << expected << " (" << e.count << " elements)";
+  }
+  if (stat) {
+    stat->checked += e.count;
+    stat->boundary_differences += boundary;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace bntest
