@@ -3,7 +3,11 @@
 //
 //   openaclnn_bench_upsample_nearest_exact3d_backward [--threads=N] [--cases=SUBSTRING]
 //       [--cases_file=PATH] [--dtypes=fp32,bf16]
+//
+// Without --threads it runs twice: first at 1 thread (a child process, since the harness
+// runs its registry once), then at all threads.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -128,6 +132,17 @@ std::string Flag(int* argc, char** argv, const char* name, const std::string& fa
 }  // namespace
 
 int main(int argc, char** argv) {
+  bool threads_given = false;
+  for (int i = 1; i < argc; ++i) threads_given = threads_given || std::strncmp(argv[i], "--threads=", 10) == 0;
+  if (!threads_given) {
+    std::string command = "'" + std::string(argv[0]) + "' --threads=1";
+    for (int i = 1; i < argc; ++i) command += " '" + std::string(argv[i]) + "'";
+    std::printf("=== 1 thread\n");
+    std::fflush(stdout);
+    if (std::system(command.c_str()) != 0) return 1;
+    std::printf("\n=== all threads\n");
+    std::fflush(stdout);
+  }
   if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
     std::fprintf(stderr, "runtime setup failed: %s\n", aclGetRecentErrMsg());
     return 1;

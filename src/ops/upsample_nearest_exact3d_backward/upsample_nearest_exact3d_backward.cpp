@@ -170,9 +170,9 @@ bool IsWidthDouble(const AxisRanges& w, int64_t in_w, int64_t out_w) {
   return true;
 }
 
-// Splits W into chunks of at most `lanes` outputs whose ranges fit one window of `lanes`
-// elements, and writes their lookup tables. False if some output alone reads more than
-// `lanes` elements (or the row is narrower than a vector).
+// Splits W into chunks of at most `lanes` outputs whose ranges fit one window of
+// `lanes - 1` elements (one lane stays free to hold +0), and writes their lookup tables.
+// False if some output alone reads more than that (or the row is narrower than a vector).
 bool BuildWidthWindows(const AxisRanges& w, int64_t in_w, int64_t out_w, int64_t lanes,
                        UpsampleNearestExact3dBackwardPlan* plan) {
   if (lanes < 2 || out_w < lanes) return false;
@@ -181,33 +181,36 @@ bool BuildWidthWindows(const AxisRanges& w, int64_t in_w, int64_t out_w, int64_t
   for (int64_t l = 0; l < in_w;) {
     WidthChunk chunk;
     chunk.first = l;
-    int64_t window = -1;
+    int64_t start = -1, end = -1;  // the elements the chunk reads: [start, end)
     while (l < in_w && chunk.outputs < lanes) {
       const int64_t count = w.end[l] - w.begin[l];
       if (count > 0) {
-        const int64_t start = window < 0 ? w.begin[l] : window;
-        if (w.end[l] - start > lanes) break;
-        window = start;
+        const int64_t chunk_start = start < 0 ? w.begin[l] : start;
+        if (w.end[l] - chunk_start > lanes - 1) break;
+        start = chunk_start;
+        end = w.end[l];
         chunk.max_count = std::max<int32_t>(chunk.max_count, static_cast<int32_t>(count));
       }
       ++l;
       ++chunk.outputs;
     }
     if (chunk.outputs == 0) return false;  // output l alone reads more than a window
+    if (start < 0) start = end = 0;        // nothing to read
     // Keep the window inside the row; the lane indices shift to match.
-    chunk.window = std::min(std::max<int64_t>(window, 0), out_w - lanes);
+    chunk.window = std::min(start, out_w - lanes);
+    const int64_t used_begin = start - chunk.window, used_end = end - chunk.window;
+    const int32_t zero_lane = static_cast<int32_t>(used_begin > 0 ? 0 : used_end);  // < lanes
     chunk.table = static_cast<int64_t>(plan->w_lookup.size());
+    std::vector<int32_t> cleared(lanes, 0);
+    cleared[zero_lane] = -1;
+    plan->w_lookup.insert(plan->w_lookup.end(), cleared.begin(), cleared.end());
     for (int32_t k = 0; k < chunk.max_count; ++k) {
-      std::vector<int32_t> index(lanes, 0), mask(lanes, 0);
+      std::vector<int32_t> index(lanes, zero_lane);
       for (int64_t q = 0; q < chunk.outputs; ++q) {
         const int64_t out = chunk.first + q;
-        if (k < w.end[out] - w.begin[out]) {
-          index[q] = static_cast<int32_t>(w.begin[out] + k - chunk.window);
-          mask[q] = -1;
-        }
+        if (k < w.end[out] - w.begin[out]) index[q] = static_cast<int32_t>(w.begin[out] + k - chunk.window);
       }
       plan->w_lookup.insert(plan->w_lookup.end(), index.begin(), index.end());
-      plan->w_lookup.insert(plan->w_lookup.end(), mask.begin(), mask.end());
     }
     plan->w_chunks.push_back(chunk);
   }

@@ -24,8 +24,8 @@ template <class DF, class VI>
 HWY_INLINE hn::Vec<DF> GatherAsFloat(DF df, const float* HWY_RESTRICT row, VI index) {
   return hn::GatherIndex(df, row, index);
 }
-// No 16-bit gather in Highway: read the lanes one by one (only the general W mapping of
-// half types takes this path).
+// No 16-bit gather in Highway: read the lanes one by one (only row tails and rows
+// narrower than a vector of half types take this path).
 template <class DF, class VI, typename T>
 HWY_INLINE hn::Vec<DF> GatherAsFloat(DF df, const T* HWY_RESTRICT row, VI index) {
   const hn::RebindToSigned<DF> di;
@@ -47,6 +47,22 @@ HWY_INLINE void SplitEvenOdd(DF df, hn::Vec<DF> lo, hn::Vec<DF> hi, hn::Vec<DF>*
   *even = hn::ConcatEven(df, hi, lo);
   *odd = hn::ConcatOdd(df, hi, lo);
 #endif
+}
+
+// Loads 2L consecutive elements from src as float32: even-indexed ones and odd-indexed ones.
+template <class DF, typename T>
+HWY_INLINE void LoadEvenOdd(DF df, const T* HWY_RESTRICT src, hn::Vec<DF>* even, hn::Vec<DF>* odd) {
+  SplitEvenOdd(df, LoadAsFloat(df, src), LoadAsFloat(df, src + hn::Lanes(df)), even, odd);
+}
+// bf16 pairs share a 32-bit word (little-endian: the even element in the low half), and a
+// bf16 is the top half of its float32: one load and two bit operations.
+template <class DF>
+HWY_INLINE void LoadEvenOdd(DF df, const BFloat16* HWY_RESTRICT src, hn::Vec<DF>* even, hn::Vec<DF>* odd) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bf16 pair layout assumes little-endian words");
+  const hn::RebindToUnsigned<DF> du;
+  const auto words = hn::LoadU(du, reinterpret_cast<const uint32_t*>(src));
+  *even = hn::BitCast(df, hn::ShiftLeft<16>(words));
+  *odd = hn::BitCast(df, hn::And(words, hn::Set(du, 0xFFFF0000u)));
 }
 
 // Stores the first `count` lanes of acc (a row's last, partial chunk).
@@ -116,7 +132,7 @@ HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plan
 // Rows of gradInput ahead whose gradOut rows are prefetched: each gradInput row reads a
 // few short gradOut rows from different planes, too little for the hardware prefetcher
 // to run ahead on its own.
-constexpr int64_t kPrefetchAhead = 2;
+constexpr int64_t kPrefetchAhead = 8;
 
 template <typename T>
 HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
@@ -132,7 +148,8 @@ HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64
 }
 
 // The kernels below keep G independent accumulators in flight: each sum is a chain of
-// dependent adds in a fixed order, so interleaving G of them hides the add latency.
+// dependent adds in a fixed order, so interleaving G of them hides the add latency (the
+// q loops are unrolled so the accumulators stay in registers).
 
 // Identity (kTwice false) or x2 (kTwice true) W mapping: G full vectors of outputs from l0.
 template <int G, bool kTwice, typename T, class DF>
@@ -141,15 +158,17 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
                                  T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   hn::Vec<DF> acc[G];
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) acc[q] = hn::Zero(df);
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+      #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
         const int64_t l = l0 + q * lanes;
         if (kTwice) {
           hn::Vec<DF> even, odd;
-          SplitEvenOdd(df, LoadAsFloat(df, src + 2 * l), LoadAsFloat(df, src + 2 * l + lanes), &even, &odd);
+          LoadEvenOdd(df, src + 2 * l, &even, &odd);
           acc[q] = hn::Add(hn::Add(acc[q], even), odd);
         } else {
           acc[q] = hn::Add(acc[q], LoadAsFloat(df, src + l));
@@ -157,6 +176,7 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
       }
     }
   }
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) StoreFromFloat(acc[q], df, out_row + l0 + q * lanes);
 }
 
@@ -177,8 +197,8 @@ HWY_INLINE void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::arr
   }
 }
 
-// kWindow: G chunks from `chunks`.
-template <int G, typename T, class DF>
+// kWindow: G chunks from `chunks`; K > 0: every chunk has K steps (unrolled).
+template <int G, int K, typename T, class DF>
 HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, const T* HWY_RESTRICT plane,
                              int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end,
                              T* HWY_RESTRICT out_row) {
@@ -186,18 +206,38 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const auto& go = plan.grad_out_strides;
   hn::Vec<DF> acc[G];
-  for (int q = 0; q < G; ++q) acc[q] = hn::Zero(df);
+  hn::Vec<DF> cleared[G];
+  const int32_t* tables[G];
+  int64_t windows[G];
+  int32_t steps[G];
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    acc[q] = hn::Zero(df);
+    tables[q] = plan.w_lookup.data() + chunks[q].table;
+    cleared[q] = hn::BitCast(df, hn::LoadU(di, tables[q]));
+    windows[q] = chunks[q].window;
+    steps[q] = chunks[q].max_count;
+  }
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+#pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
-        const int32_t* HWY_RESTRICT table = plan.w_lookup.data() + chunks[q].table;
-        const auto window = LoadAsFloat(df, src + chunks[q].window);
-        for (int32_t k = 0; k < chunks[q].max_count; ++k) {
-          const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + 2 * k * lanes));
-          const auto keep = hn::BitCast(df, hn::LoadU(di, table + (2 * k + 1) * lanes));
-          // Masked-off lanes add +0: the sum starts at +0, so it never changes it.
-          acc[q] = hn::Add(acc[q], hn::And(hn::TableLookupLanes(window, index), keep));
+        const int32_t* HWY_RESTRICT table = tables[q] + lanes;
+        // The unused lane becomes +0; lanes with nothing to add at step k read it, and
+        // adding +0 leaves a sum that started at +0 unchanged.
+        const auto window = hn::AndNot(cleared[q], LoadAsFloat(df, src + windows[q]));
+        if (K > 0) {
+#pragma GCC unroll 8
+          for (int32_t k = 0; k < K; ++k) {
+            const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
+            acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
+          }
+        } else {
+          for (int32_t k = 0; k < steps[q]; ++k) {
+            const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
+            acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
+          }
         }
       }
     }
@@ -219,6 +259,7 @@ HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int
   float sum[G];
   int64_t begin[G], count[G];
   int64_t common = INT64_MAX;
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
     sum[q] = 0.0f;
     begin[q] = range_w.begin[l0 + q];
@@ -229,13 +270,16 @@ HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
       for (int64_t k = 0; k < common; ++k) {
+        #pragma GCC unroll 4
         for (int q = 0; q < G; ++q) sum[q] += ToFloat(src[begin[q] + k]);
       }
+      #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
         for (int64_t k = common; k < count[q]; ++k) sum[q] += ToFloat(src[begin[q] + k]);
       }
     }
   }
+  #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) FromFloat(sum[q], out_row + l0 + q);
 }
 
@@ -281,10 +325,29 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
         const WidthChunk* chunk = plan.w_chunks.data();
         const WidthChunk* const chunks_end = chunk + plan.w_chunks.size();
         for (; chunks_end - chunk >= 4; chunk += 4) {
-          WindowChunks<4>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+          // Chunks of one mapping mostly share their step count: unroll the common ones.
+          const int32_t steps = chunk[0].max_count;
+          const bool same = chunk[1].max_count == steps && chunk[2].max_count == steps && chunk[3].max_count == steps;
+          switch (same ? steps : 0) {
+            case 1:
+              WindowChunks<4, 1>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            case 2:
+              WindowChunks<4, 2>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            case 3:
+              WindowChunks<4, 3>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            case 4:
+              WindowChunks<4, 4>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+            default:
+              WindowChunks<4, 0>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+              break;
+          }
         }
         for (; chunk < chunks_end; ++chunk) {
-          WindowChunks<1>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+          WindowChunks<1, 0>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
         }
         break;
       }
@@ -319,8 +382,36 @@ HWY_INLINE float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t,
   return sum;
 }
 
+// Channels-last: G consecutive outputs l0.. of one vector of channels from c0.
+template <int G, typename T, class DF>
+HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
+                                    int64_t out_pixel_stride, const AxisRanges& range_w, int64_t od_begin,
+                                    int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0, int64_t c0,
+                                    T* HWY_RESTRICT out_row) {
+  hn::Vec<DF> acc[G];
+  int64_t ow_begin[G], ow_end[G];
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    acc[q] = hn::Zero(df);
+    ow_begin[q] = range_w.begin[l0 + q];
+    ow_end[q] = range_w.end[l0 + q];
+  }
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      const T* HWY_RESTRICT src = batch + od * go[2] + oh * go[3] + c0;
+#pragma GCC unroll 4
+      for (int q = 0; q < G; ++q) {
+        for (int64_t ow = ow_begin[q]; ow < ow_end[q]; ++ow) acc[q] = hn::Add(acc[q], LoadAsFloat(df, src + ow * go[4]));
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) StoreFromFloat(acc[q], df, out_row + (l0 + q) * out_pixel_stride + c0);
+}
+
 // Channels-last views (C has unit stride in both tensors): one row (n, i, j) of W*C
-// gradInput elements at a time, vectorised along C with plain loads.
+// gradInput elements at a time, vectorised along C with plain loads, four outputs along W
+// in flight.
 template <typename T>
 void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
   const hn::ScalableTag<float> df;
@@ -344,19 +435,22 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
     const int64_t oh_begin = range_h.begin[j], oh_end = range_h.end[j];
     const T* HWY_RESTRICT batch = grad_out + n * go[0];
     T* HWY_RESTRICT out_row = grad_input + n * gi[0] + i * gi[2] + j * gi[3];
+    // A gradOut row here is W * C elements, already long: one row ahead is enough.
+    PrefetchRows(batch, go, od_begin, od_end, range_h, j + 1, plan.out_size[2] * go[4]);
+    int64_t l0 = 0;
+    for (; l0 + 4 <= in_w; l0 += 4) {
+      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
+        ChannelsLastOutputs<4>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+      }
+    }
+    for (; l0 < in_w; ++l0) {
+      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
+        ChannelsLastOutputs<1>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+      }
+    }
     for (int64_t l = 0; l < in_w; ++l) {
       const int64_t ow_begin = range_w.begin[l], ow_end = range_w.end[l];
       T* HWY_RESTRICT out = out_row + l * gi[4];
-      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
-        auto acc = hn::Zero(df);
-        for (int64_t od = od_begin; od < od_end; ++od) {
-          for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-            const T* HWY_RESTRICT src = batch + od * go[2] + oh * go[3] + c0;
-            for (int64_t ow = ow_begin; ow < ow_end; ++ow) acc = hn::Add(acc, LoadAsFloat(df, src + ow * go[4]));
-          }
-        }
-        StoreFromFloat(acc, df, out + c0);
-      }
       for (int64_t c = vector_channels; c < channels; ++c) {
         FromFloat(SumRanges(batch + c, go, od_begin, od_end, oh_begin, oh_end, ow_begin, ow_end), out + c);
       }

@@ -42,9 +42,12 @@ enum class WidthPattern {
 };
 
 // kWindow: `outputs` consecutive gradInput elements from `first`, all reading inside
-// row[window, window + lanes). Step k of lane q adds row[window + index_k[q]] where
-// mask_k[q] is all ones; the tables hold max_count pairs (index_k, mask_k) of `lanes`
-// int32 each, from w_lookup[table].
+// row[window, window + lanes) and leaving at least one lane of it unused. The kernel loads
+// the window, clears that lane to +0 (w_lookup[table ..] holds `lanes` int32 with all ones
+// there), and at step k lane q adds window[index_k[q]], where index_k follows at
+// w_lookup[table + (1 + k) * lanes]; lanes with fewer than k + 1 elements (and lanes past
+// `outputs`) index the cleared lane, adding +0, which leaves a sum that started at +0
+// unchanged.
 struct WidthChunk {
   int64_t first = 0;
   int64_t outputs = 0;
