@@ -52,6 +52,10 @@ struct WorkspaceArrays {
   double* lane_scale;
   double* lane_slope;
   double* lane_shift;
+  float* lane_mean_f;  // rows, 16-bit io: the lane coefficients in fp32 (NaN scale: lane needs f64)
+  float* lane_scale_f;
+  float* lane_slope_f;
+  float* lane_shift_f;
   double* partials;
 
   WorkspaceArrays(const BatchNormBackwardPlan& plan, void* workspace) {
@@ -71,6 +75,11 @@ struct WorkspaceArrays {
     lane_scale = LanesAreChannels(plan) ? scale : lanes + w;
     lane_slope = LanesAreChannels(plan) ? slope : lanes + 2 * w;
     lane_shift = LanesAreChannels(plan) ? shift : lanes + 3 * w;
+    float* lane_floats = reinterpret_cast<float*>(base + plan.ws_lane_floats);
+    lane_mean_f = lane_floats;
+    lane_scale_f = lane_floats + w;
+    lane_slope_f = lane_floats + 2 * w;
+    lane_shift_f = lane_floats + 3 * w;
     partials = reinterpret_cast<double*>(base + plan.ws_partials);
   }
 };
@@ -114,6 +123,13 @@ inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
     case ACL_BF16: reinterpret_cast<BFloat16*>(p)->bits = FloatToBf16(RoundToOddFloat(value)); break;
     default: *reinterpret_cast<float*>(p) = static_cast<float>(value); break;
   }
+}
+
+// The fp32 write path needs coefficients that fp32 holds to within its relative precision:
+// zero or normal (a subnormal or overflowing one would break the error bound).
+inline bool FitsFloat(double a) {
+  const double magnitude = std::fabs(a);
+  return a == 0.0 || (magnitude >= 0x1p-126 && magnitude <= 3.40282346638528859811704183484516925e38);
 }
 
 // Scalar element kernels (loop tails and strided runs), same formulas as the vectors.
@@ -224,6 +240,67 @@ HWY_INLINE void StoreOut(VD v, D /*d*/, float* HWY_RESTRICT p, bool stream) {
   }
 }
 
+// ---------------------------------------------------------------- 16-bit outputs in fp32
+// A 16-bit output must be the exact result rounded once. fp32 arithmetic (twice the lanes of
+// f64) lands within 4 * 2^-24 of the terms' magnitudes of the f64 value; where no rounding
+// midpoint of the output type lies that close, both round to the same 16-bit value. A vector
+// with a lane too close (rare) is recomputed in f64, so the bits never depend on the path.
+using DW = hn::ScalableTag<float>;  // full-width float vectors
+using VW = hn::Vec<DW>;
+constexpr int64_t kWideLanes = static_cast<int64_t>(hn::MaxLanes(DW()));
+
+HWY_INLINE uint32_t MidpointBit(const BFloat16*) { return 0x8000u; }  // half of bf16's last bit, in f32 bits
+HWY_INLINE uint32_t MidpointBit(const Half16*) { return 0x1000u; }    // same for normal fp16
+HWY_INLINE hn::Mask<DW> InFormatRange(VW, const BFloat16*) { return hn::FirstN(DW(), kWideLanes); }
+HWY_INLINE hn::Mask<DW> InFormatRange(VW v, const Half16*) {  // fp16 normal and finite: the midpoint rule holds
+  const DW dw;
+  const VW magnitude = hn::Abs(v);
+  return hn::And(hn::Ge(magnitude, hn::Set(dw, 0x1p-14f)), hn::Lt(magnitude, hn::Set(dw, 65504.0f)));
+}
+
+// True when every lane of the fp32 value v (terms: the sum of its terms' magnitudes) rounds
+// to the output type as the f64 value would.
+template <class T>
+HWY_INLINE bool FarFromMidpoints(VW v, VW terms, const T* p) {
+  const DW dw;
+  const hn::RebindToUnsigned<DW> du;
+  const uint32_t half_quantum = MidpointBit(p);
+  const auto kept = hn::And(hn::BitCast(du, v), hn::Set(du, ~(2 * half_quantum - 1)));
+  const VW midpoint = hn::BitCast(dw, hn::Or(kept, hn::Set(du, half_quantum)));  // of v's rounding interval
+  const VW distance = hn::Abs(hn::Sub(v, midpoint));  // exact: same binade
+  // Error bound 2^-22 * terms, doubled because the interval below a binade edge is half as
+  // wide, doubled again for margin; the constant covers fp32 underflow.
+  const VW bound = hn::MulAdd(terms, hn::Set(dw, 0x1p-20f), hn::Set(dw, 0x1p-126f));
+  return hn::AllTrue(dw, hn::And(hn::Gt(distance, bound), InFormatRange(v, p)));  // NaN/inf: false
+}
+
+// One f64 vector of the write passes (the exact path).
+template <int kPass, class T>
+HWY_INLINE void WideWrite(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, VD mean, VD scale,
+                          VD slope, VD shift) {
+  const D d;
+  const VD g = LoadWide(d, dy);
+  if (kPass == bnb::kInferWrite) return StoreNarrow(hn::Mul(scale, g), d, dx);
+  const VD centered = hn::Sub(LoadWide(d, x), mean);
+  StoreNarrow(hn::MulAdd(scale, g, hn::MulAdd(slope, centered, shift)), d, dx);
+}
+
+// fp32 value and terms' magnitude of one full float vector of the write passes.
+template <int kPass, class T>
+HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW mean, VW scale, VW slope, VW shift,
+                          VW* terms) {
+  const DW dw;
+  const VW g = LoadAsFloat(dw, dy);
+  if (kPass == bnb::kInferWrite) {
+    const VW v = hn::Mul(scale, g);
+    *terms = hn::Abs(v);
+    return v;
+  }
+  const VW centered = hn::Sub(LoadAsFloat(dw, x), mean);
+  *terms = hn::MulAdd(hn::Abs(scale), hn::Abs(g), hn::MulAdd(hn::Abs(slope), hn::Abs(centered), hn::Abs(shift)));
+  return hn::MulAdd(scale, g, hn::MulAdd(slope, centered, shift));
+}
+
 // ---------------------------------------------------------------- planar layout
 
 struct PlanarAccumulators {
@@ -241,6 +318,28 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
   const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
   int64_t i = 0;
+  if constexpr (sizeof(T) == 2 && kPass == bnb::kInferWriteReduce) {  // the write in fp32, then the sums
+    PlanarSegmentUnit<bnb::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
+    return PlanarSegmentUnit<bnb::kReduce>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
+  }
+  if constexpr (sizeof(T) == 2 && (kPass == bnb::kTrainWrite || kPass == bnb::kInferWrite)) {
+    if (bnb::FitsFloat(scale) && bnb::FitsFloat(slope) && bnb::FitsFloat(shift)) {
+      const DW dw;
+      const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
+      const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
+      for (; i + kWideLanes <= n; i += kWideLanes) {
+        VW terms;
+        const VW v = NarrowValue<kPass>(x + i, dy + i, w_mean, w_scale, w_slope, w_shift, &terms);
+        if (FarFromMidpoints(v, terms, dx)) {
+          StoreFromFloat(v, dw, dx + i);
+        } else {
+          for (int64_t j = i; j < i + kWideLanes; j += lanes) {
+            WideWrite<kPass>(x + j, dy + j, dx + j, v_mean, v_scale, v_slope, v_shift);
+          }
+        }
+      }
+    }
+  }
   if (kPass == bnb::kReduce) {  // two accumulator chains hide the add latency
     for (; i + 2 * lanes <= n; i += 2 * lanes) {
       const VD g0 = LoadWide(d, dy + i), g1 = LoadWide(d, dy + i + lanes);
@@ -323,15 +422,43 @@ void PlanarBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, i
 
 // ---------------------------------------------------------------- rows layout
 
+// The fp32 lane coefficients of a row segment (16-bit io only).
+struct LaneFloats {
+  const float* mean;
+  const float* scale;
+  const float* slope;
+  const float* shift;
+};
+
 // Lanes [0, n) of one row; per-lane coefficients and partial sums at the same lane index.
 template <int kPass, class T>
 HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
                            const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
                            const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
-                           double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
+                           const LaneFloats& lane_f, double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
+  if constexpr (sizeof(T) == 2 && kPass == bnb::kInferWriteReduce) {  // the write in fp32, then the sums
+    RowSegment<bnb::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
+    return RowSegment<bnb::kReduce>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
+  }
+  if constexpr (sizeof(T) == 2 && (kPass == bnb::kTrainWrite || kPass == bnb::kInferWrite)) {
+    const DW dw;
+    for (; i + kWideLanes <= n; i += kWideLanes) {
+      VW terms;
+      const VW v = NarrowValue<kPass>(x + i, dy + i, hn::LoadU(dw, lane_f.mean + i), hn::LoadU(dw, lane_f.scale + i),
+                                      hn::LoadU(dw, lane_f.slope + i), hn::LoadU(dw, lane_f.shift + i), &terms);
+      if (FarFromMidpoints(v, terms, dx)) {
+        StoreFromFloat(v, dw, dx + i);
+      } else {
+        for (int64_t j = i; j < i + kWideLanes; j += lanes) {
+          WideWrite<kPass>(x + j, dy + j, dx + j, hn::LoadU(d, mean + j), hn::LoadU(d, scale + j),
+                           hn::LoadU(d, slope + j), hn::LoadU(d, shift + j));
+        }
+      }
+    }
+  }
   for (; i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
     if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) {
@@ -370,13 +497,15 @@ void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int
   const T* dy = reinterpret_cast<const T*>(plan.big[kDy]) + lane_begin;
   T* dx = nullptr;
   if (kPass != bnb::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
+  const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,
+                         ws.lane_shift_f + lane_begin};
   OuterCursor cursor(plan.outer, row_begin);
   for (int64_t row = row_begin; row < row_end; ++row) {
     T* out = nullptr;
     if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx];
     RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, ws.lane_mean + lane_begin,
-                      ws.lane_scale + lane_begin, ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, part_dy,
-                      part_dyx, StreamableSegment(plan, out));
+                      ws.lane_scale + lane_begin, ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, lane_f,
+                      part_dy, part_dyx, StreamableSegment(plan, out));
     cursor.Next(plan.outer);
   }
 }
@@ -448,15 +577,25 @@ void PrepareChannels(const BatchNormBackwardPlan& plan, const WorkspaceArrays& w
 }
 
 void ExpandLanes(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
-  if (plan.layout != Layout::kRows || LanesAreChannels(plan)) return;
+  if (plan.layout != Layout::kRows) return;
+  const bool lane_floats = plan.io_dtype != ACL_FLOAT;
+  if (LanesAreChannels(plan) && !lane_floats) return;
   int64_t lane = 0;  // lanes run (pack, channel, repeat), repeat fastest
   while (lane < plan.row_width) {
     for (int64_t c = 0; c < plan.channels; ++c) {
+      const bool fits = FitsFloat(ws.scale[c]) && FitsFloat(ws.slope[c]) && FitsFloat(ws.shift[c]);
       for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
-        ws.lane_mean[lane] = ws.mean[c];
-        ws.lane_scale[lane] = ws.scale[c];
-        ws.lane_slope[lane] = ws.slope[c];
-        ws.lane_shift[lane] = ws.shift[c];
+        if (!LanesAreChannels(plan)) {
+          ws.lane_mean[lane] = ws.mean[c];
+          ws.lane_scale[lane] = ws.scale[c];
+          ws.lane_slope[lane] = ws.slope[c];
+          ws.lane_shift[lane] = ws.shift[c];
+        }
+        if (!lane_floats) continue;
+        ws.lane_mean_f[lane] = static_cast<float>(ws.mean[c]);  // exact: read from a float type
+        ws.lane_scale_f[lane] = fits ? static_cast<float>(ws.scale[c]) : NAN;  // NaN: every vector with it takes f64
+        ws.lane_slope_f[lane] = static_cast<float>(ws.slope[c]);
+        ws.lane_shift_f[lane] = static_cast<float>(ws.shift[c]);
       }
     }
   }

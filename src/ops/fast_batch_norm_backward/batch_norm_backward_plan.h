@@ -91,9 +91,10 @@ struct BatchNormBackwardPlan {
   bool stream_dx = false;
   int max_threads = 1;  // scheduling only
 
-  // ---- workspace map (byte offsets; every array is double) ----
+  // ---- workspace map (byte offsets; every array is double unless said otherwise) ----
   uint64_t ws_channel = 0;  // 7 arrays of `channels`: mean, scale (w*r), invstd, slope, shift, sum_dy, sum_dyxmu
   uint64_t ws_lanes = 0;    // rows: 4 arrays of row_width: mean, scale, slope, shift per lane
+  uint64_t ws_lane_floats = 0;  // rows, 16-bit io: 4 float arrays of row_width (mean, scale, slope, shift)
   uint64_t ws_partials = 0; // per block partial sums (two doubles per channel or lane)
   uint64_t workspace_bytes = 0;
 
