@@ -81,6 +81,17 @@ TEST(UpsampleReference, WidthsAroundVectorLengths) {
   }
 }
 
+// Rows narrower than 8 whose W segments exceed a vector run two rows (j, j + 1) at a time:
+// odd H (a last row left alone), uneven H ranges, several planes and D ranges.
+TEST(UpsampleReference, NarrowRowsWithLongWidthSegments) {
+  for (aclDataType dtype : kDtypes) {
+    for (int64_t w = 1; w <= 8; ++w) {
+      CheckNcdhw(dtype, {2, 3, 3, 5, w}, {4, 11, 17 * w + 3});
+      CheckNcdhw(dtype, {1, 2, 2, 4, w}, {5, 3, 40 * w});
+    }
+  }
+}
+
 TEST(UpsampleReference, MaximumScaleFifty) {
   // Sizes path: out/in = 50 is accepted, above is rejected.
   CheckNcdhw(ACL_FLOAT, {1, 2, 1, 2, 3}, {50, 100, 150});

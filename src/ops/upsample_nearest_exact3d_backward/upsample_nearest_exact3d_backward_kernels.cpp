@@ -283,6 +283,71 @@ HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int
   for (int q = 0; q < G; ++q) FromFloat(sum[q], out_row + l0 + q);
 }
 
+// Adds the W segments of outputs l0 .. l0 + G - 1 in one gradOut row to their sums.
+template <int G, typename T>
+HWY_INLINE void AddSegments(const T* HWY_RESTRICT src, const int64_t* begin, const int64_t* count, int64_t common,
+                            float* sum) {
+  for (int64_t k = 0; k < common; ++k) {
+#pragma GCC unroll 4
+    for (int q = 0; q < G; ++q) sum[q] += ToFloat(src[begin[q] + k]);
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    for (int64_t k = common; k < count[q]; ++k) sum[q] += ToFloat(src[begin[q] + k]);
+  }
+}
+
+// kSegments, rows j and j + 1 of one plane and one D range together: 2G chains in flight
+// instead of G (rows narrower than 8 outputs, as at x50, have too few chains alone to
+// keep both add pipes busy). Each output still adds its sources in (od, oh, ow) order.
+template <int G, typename T>
+HWY_INLINE void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
+                                      const AxisRanges& range_w, int64_t od_begin, int64_t od_end,
+                                      const int64_t* oh_begin, const int64_t* oh_end, int64_t l0,
+                                      T* HWY_RESTRICT out_row0, T* HWY_RESTRICT out_row1) {
+  float sum0[G], sum1[G];
+  int64_t begin[G], count[G];
+  int64_t common = INT64_MAX;
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    sum0[q] = 0.0f;
+    sum1[q] = 0.0f;
+    begin[q] = range_w.begin[l0 + q];
+    count[q] = range_w.end[l0 + q] - begin[q];
+    common = count[q] < common ? count[q] : common;
+  }
+  const int64_t rows0 = oh_end[0] - oh_begin[0], rows1 = oh_end[1] - oh_begin[1];
+  const int64_t both = rows0 < rows1 ? rows0 : rows1;
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    const T* HWY_RESTRICT src0 = plane + od * go[2] + oh_begin[0] * go[3];
+    const T* HWY_RESTRICT src1 = plane + od * go[2] + oh_begin[1] * go[3];
+    int64_t t = 0;
+    for (; t < both; ++t, src0 += go[3], src1 += go[3]) {
+      for (int64_t k = 0; k < common; ++k) {
+#pragma GCC unroll 4
+        for (int q = 0; q < G; ++q) {
+          sum0[q] += ToFloat(src0[begin[q] + k]);
+          sum1[q] += ToFloat(src1[begin[q] + k]);
+        }
+      }
+#pragma GCC unroll 4
+      for (int q = 0; q < G; ++q) {
+        for (int64_t k = common; k < count[q]; ++k) {
+          sum0[q] += ToFloat(src0[begin[q] + k]);
+          sum1[q] += ToFloat(src1[begin[q] + k]);
+        }
+      }
+    }
+    for (int64_t t0 = t; t0 < rows0; ++t0, src0 += go[3]) AddSegments<G>(src0, begin, count, common, sum0);
+    for (int64_t t1 = t; t1 < rows1; ++t1, src1 += go[3]) AddSegments<G>(src1, begin, count, common, sum1);
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    FromFloat(sum0[q], out_row0 + l0 + q);
+    FromFloat(sum1[q], out_row1 + l0 + q);
+  }
+}
+
 // NCDHW-like views (W has unit stride in both tensors): one row (n, c, i, j) of gradInput
 // at a time, vectorised along W with the plan's WidthPattern.
 template <typename T>
@@ -352,6 +417,24 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
         break;
       }
       case WidthPattern::kSegments: {
+        if (in_w < 8 && row + 1 < last_row && at.j + 1 < plan.in_size[1]) {
+          // Pair this row with the next one of the same plane (same D range).
+          const int64_t oh_begin_pair[2] = {oh_begin, range_h.begin[at.j + 1]};
+          const int64_t oh_end_pair[2] = {oh_end, range_h.end[at.j + 1]};
+          T* HWY_RESTRICT next_row = out_row + gi[3];
+          int64_t l0 = 0;
+          for (; l0 + 4 <= in_w; l0 += 4) {
+            SegmentOutputsRowPair<4>(plane, go, range_w, od_begin, od_end, oh_begin_pair, oh_end_pair, l0, out_row,
+                                     next_row);
+          }
+          for (; l0 < in_w; ++l0) {
+            SegmentOutputsRowPair<1>(plane, go, range_w, od_begin, od_end, oh_begin_pair, oh_end_pair, l0, out_row,
+                                     next_row);
+          }
+          ++row;
+          at.Next(plan);
+          break;
+        }
         int64_t l0 = 0;
         for (; l0 + 4 <= in_w; l0 += 4) {
           SegmentOutputs<4>(plane, go, range_w, od_begin, od_end, oh_begin, oh_end, l0, out_row);
