@@ -337,18 +337,16 @@ extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize, double scalesD,
     double scalesH, double scalesW, aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor) {
   const double scales[3] = {scalesD, scalesH, scalesW};
-  const aclnnStatus status =
-      oa::Validate(gradOut, outputSize, inputSize, scales, gradInput, workspaceSize, executor);
-  if (status != ACLNN_SUCCESS) return status;
-  try {
+  // CatchAll: running out of host memory while planning is a status, as in every operator.
+  return oa::CatchAll(oa::kApi, [&]() -> aclnnStatus {
+    const aclnnStatus status = oa::Validate(gradOut, outputSize, inputSize, scales, gradInput, workspaceSize, executor);
+    if (status != ACLNN_SUCCESS) return status;
     auto exec = std::make_unique<oa::UpsampleNearestExact3dBackwardExecutor>();
     exec->api = oa::kApi;
     exec->workspace_size = 0;  // the kernels keep their accumulators in registers
     oa::BuildPlan(*gradOut, scales, *gradInput, &exec->plan);
     return oa::PublishExecutor(std::move(exec), workspaceSize, executor);
-  } catch (const std::bad_alloc&) {
-    return oa::Fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: out of host memory while planning", oa::kApi);
-  }
+  });
 }
 
 extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackward(void* workspace, uint64_t workspaceSize,
