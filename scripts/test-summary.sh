@@ -9,7 +9,7 @@ for log in "$@"; do
   fails=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$line")
   passed=$((passed + total - fails))
   failed=$((failed + fails))
-  echo "$(basename "$(dirname "$log")"): $line"
+  echo "$(basename "$(dirname "$log")")/$(basename "$log" .log): $line"
 done
 echo "summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
