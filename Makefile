@@ -4,7 +4,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: help deps deps-minimal deps-fuzz demo test test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
+.PHONY: help deps deps-minimal deps-fuzz demo test test-all test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
 
 help:
 	@echo "make demo   - build and run the example programs (prints what they compute)"
@@ -32,8 +32,13 @@ demo: deps-minimal
 	  echo; echo "=== $$(basename $$example)"; "$$example"; \
 	done
 
-# CI runs this: every tier but `large`, plus a bounded fuzz run of every target.
-test: test-release test-asan test-tsan
+# CI runs this: every tier but `large`, plus a bounded fuzz run of every target. The whole
+# run sees no `../shared` (scripts/without-shared.sh hides it), which proves on every CI run
+# that the tree is self-contained.
+test:
+	@scripts/without-shared.sh $(MAKE) --no-print-directory test-all
+
+test-all: test-release test-asan test-tsan
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
 	@scripts/test-summary.sh build/release/ctest.log build/release/ctest-large.log build/asan/ctest.log build/tsan/ctest.log
 

@@ -15,7 +15,7 @@
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
 
 #ifndef OPENACLNN_CONFORMANCE_DIR
-#error "OPENACLNN_CONFORMANCE_DIR must point at shared/conformance"
+#error "OPENACLNN_CONFORMANCE_DIR must point at tests/conformance"
 #endif
 
 namespace {
