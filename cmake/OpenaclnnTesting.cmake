@@ -1,19 +1,60 @@
 # openaclnn_add_test(<target> [LABELS l...] [ARGS a...] [TIMEOUT s] [NO_BASELINE])
-# Registers a gtest binary twice: once on the best SIMD target the CPU offers and once
-# forced to the portable baseline (OPENACLNN_SIMD=baseline), so every path is tested.
+# Registers a gtest binary once per SIMD target this CPU runs (OPENACLNN_TEST_SIMD_TARGETS,
+# probed at configure time, best first): `<target>` on the best one, then `<target>.<NAME>`
+# for each other (`.baseline` for the portable one). NO_BASELINE registers the best target
+# only (tests whose code does not depend on the target, or that force every target
+# themselves). Each binary gets tests/support/simd_target_check.cpp, which fails the run
+# unless dispatch really uses the target its registration names.
 # Labels in use: unit (no torch; also built with sanitizers), oracle (compares with
-# libtorch), large (slow tier, run by `make test-large`).
+# libtorch), threads (ThreadSanitizer build), large (slow tier, run by `make test-large`).
+
+if(NOT DEFINED OPENACLNN_TEST_SIMD_TARGETS)
+  try_run(simd_probe_run simd_probe_compiled ${CMAKE_BINARY_DIR}/simd_targets_probe
+    ${PROJECT_SOURCE_DIR}/cmake/simd_targets_probe.cpp
+    COMPILE_DEFINITIONS "-DHWY_DISABLED_TARGETS=${OPENACLNN_HWY_DISABLED_TARGETS}"
+    LINK_LIBRARIES hwy::hwy
+    CXX_STANDARD 17
+    COMPILE_OUTPUT_VARIABLE simd_probe_compile_output
+    RUN_OUTPUT_VARIABLE simd_probe_output)
+  if(NOT simd_probe_compiled OR NOT simd_probe_run EQUAL 0 OR simd_probe_output STREQUAL "")
+    message(FATAL_ERROR "Cannot probe the SIMD targets of this CPU:\n${simd_probe_compile_output}\n${simd_probe_output}")
+  endif()
+  string(REGEX REPLACE ";$" "" simd_probe_output "${simd_probe_output}")
+  set(OPENACLNN_TEST_SIMD_TARGETS "${simd_probe_output}" CACHE STRING
+    "SIMD targets the kernel tests run on, best first (the last is the portable baseline)")
+endif()
+message(STATUS "openaclnn: kernel tests run on the SIMD targets ${OPENACLNN_TEST_SIMD_TARGETS}")
+
 function(openaclnn_add_test target)
   cmake_parse_arguments(T "NO_BASELINE" "TIMEOUT" "LABELS;ARGS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
+  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp)
+  target_link_libraries(${target} PRIVATE openaclnn_internal GTest::gtest)
+  list(GET OPENACLNN_TEST_SIMD_TARGETS 0 best)
   add_test(NAME ${target} COMMAND ${target} ${T_ARGS})
   set_tests_properties(${target} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
-    ENVIRONMENT "OPENACLNN_SIMD=best")
-  if(NOT T_NO_BASELINE)
-    add_test(NAME ${target}.baseline COMMAND ${target} ${T_ARGS})
-    set_tests_properties(${target}.baseline PROPERTIES LABELS "${T_LABELS};baseline" TIMEOUT ${T_TIMEOUT}
-      ENVIRONMENT "OPENACLNN_SIMD=baseline")
+    ENVIRONMENT "OPENACLNN_SIMD=${best}")
+  if(T_NO_BASELINE)
+    return()
   endif()
+  list(LENGTH OPENACLNN_TEST_SIMD_TARGETS count)
+  math(EXPR last "${count} - 1")
+  foreach(index RANGE 1 ${last})
+    if(index GREATER last)
+      break()
+    endif()
+    list(GET OPENACLNN_TEST_SIMD_TARGETS ${index} simd)
+    if(index EQUAL last)
+      set(name ${target}.baseline)
+      set(label baseline)
+    else()
+      set(name ${target}.${simd})
+      set(label simd)
+    endif()
+    add_test(NAME ${name} COMMAND ${target} ${T_ARGS})
+    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS};${label}" TIMEOUT ${T_TIMEOUT}
+      ENVIRONMENT "OPENACLNN_SIMD=${simd}")
+  endforeach()
 endfunction()

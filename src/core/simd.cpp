@@ -1,5 +1,5 @@
 // One tiny per-target function tells which target dispatch picked; the environment
-// variable OPENACLNN_SIMD forces a target at load time (tests use it to cover the baseline).
+// variable OPENACLNN_SIMD forces a target (read once, before the first plan is made).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -18,6 +18,7 @@ HWY_AFTER_NAMESPACE();
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 #include "core/simd.h"
 
@@ -27,46 +28,70 @@ HWY_EXPORT(CompiledTargetName);
 
 std::string SimdTargetName() { return HWY_DYNAMIC_DISPATCH(CompiledTargetName)(); }
 
+namespace {
+// What this CPU runs of the compiled targets, best first (SupportedAndGeneratedTargets lists
+// the lowest bit first, i.e. the best target on x86). Computed before any target is forced:
+// forcing narrows what Highway reports as supported.
+const std::vector<int64_t>& CpuTargets() {
+  static const std::vector<int64_t> targets = [] {
+    std::vector<int64_t> list;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) list.push_back(target);
+    return list;
+  }();
+  return targets;
+}
+}  // namespace
+
 std::vector<std::string> SimdAvailableTargets() {
   std::vector<std::string> names;
-  // SupportedAndGeneratedTargets lists lowest bit first, i.e. best target first on x86.
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) names.push_back(hwy::TargetName(target));
+  for (int64_t target : CpuTargets()) names.push_back(hwy::TargetName(target));
   return names;
 }
 
+std::string SimdBaselineTargetName() { return hwy::TargetName(HWY_STATIC_TARGET); }
+
+std::string ResolveSimdTarget(const std::string& name) {
+  if (name.empty() || strcasecmp(name.c_str(), "best") == 0) return hwy::TargetName(CpuTargets().front());
+  if (strcasecmp(name.c_str(), "baseline") == 0) return SimdBaselineTargetName();
+  for (int64_t target : CpuTargets()) {
+    if (strcasecmp(name.c_str(), hwy::TargetName(target)) == 0) return hwy::TargetName(target);
+  }
+  return {};
+}
+
 bool ForceSimdTarget(const std::string& name) {
-  hwy::SetSupportedTargetsForTest(0);  // back to what the CPU supports
-  if (name.empty() || strcasecmp(name.c_str(), "best") == 0) {
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-    return true;
+  const std::string resolved = ResolveSimdTarget(name);
+  if (resolved.empty()) return false;
+  int64_t wanted = HWY_STATIC_TARGET;
+  for (int64_t target : CpuTargets()) {
+    if (resolved == hwy::TargetName(target)) wanted = target;
   }
-  int64_t wanted = 0;
-  if (strcasecmp(name.c_str(), "baseline") == 0) {
-    wanted = HWY_STATIC_TARGET;
-  } else {
-    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-      if (strcasecmp(name.c_str(), hwy::TargetName(target)) == 0) wanted = target;
-    }
-  }
-  if (wanted == 0) return false;
-  hwy::SetSupportedTargetsForTest(wanted);
+  const bool best = wanted == CpuTargets().front();
+  hwy::SetSupportedTargetsForTest(best ? 0 : wanted);  // 0: back to what the CPU supports
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());
   return true;
 }
 
 namespace {
-// Applied when the library is loaded so every entry point sees the same choice.
-struct SimdEnvironment {
-  SimdEnvironment() {
+std::once_flag g_environment_applied;
+}  // namespace
+
+void ApplySimdEnvironment() {
+  // Explicit, not a static initializer: a static archive drops an unreferenced object file
+  // together with its initializers, and then OPENACLNN_SIMD would silently do nothing.
+  std::call_once(g_environment_applied, [] {
     const char* requested = std::getenv("OPENACLNN_SIMD");
     if (requested != nullptr && *requested != '\0' && !ForceSimdTarget(requested)) {
       std::fprintf(stderr, "openaclnn: OPENACLNN_SIMD=%s is not an available target; using the best one\n",
                    requested);
     }
-  }
-};
-const SimdEnvironment simd_environment;
-}  // namespace
+  });
+}
+
+std::string ActiveSimdTarget() {
+  ApplySimdEnvironment();
+  return SimdTargetName();
+}
 
 }  // namespace oa
 #endif  // HWY_ONCE

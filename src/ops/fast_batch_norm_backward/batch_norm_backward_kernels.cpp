@@ -180,22 +180,45 @@ HWY_INLINE VD LoadWide(D d, const T* HWY_RESTRICT p) {
   return hn::PromoteTo(d, LoadAsFloat(DF(), p));
 }
 
-// f64 -> f32 rounding to odd (see RoundToOddFloat), lane-wise.
+// f64 -> f32 rounded to nearest with IEEE overflow to +-Inf on every target. Highway's
+// portable targets saturate to +-FLT_MAX instead (to keep UBSan quiet), so they convert
+// lane by lane with the language's own IEEE conversion.
+HWY_INLINE hn::Vec<DF> DemoteToFloat(VD v) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::Set(DF(), static_cast<float>(hn::GetLane(v)));
+#elif HWY_TARGET == HWY_EMU128
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  double wide[kLanes];
+  float narrow[kLanes];
+  hn::StoreU(v, D(), wide);
+  for (size_t i = 0; i < kLanes; ++i) narrow[i] = static_cast<float>(wide[i]);
+  return hn::LoadU(DF(), narrow);
+#else
+  return hn::DemoteTo(DF(), v);
+#endif
+}
+
+// f64 -> f32 rounding to odd (see RoundToOddFloat), lane-wise. Whether the f32 value is
+// exact, and on which side the f64 value lies, are decided in f64: the residual can be far
+// below f32's smallest subnormal, where demoting it would flush it to zero.
 HWY_INLINE hn::Vec<DF> DemoteToOdd(D d, VD v) {
   const DF df;
   const hn::RebindToUnsigned<DF> du;
-  const auto nearest = hn::DemoteTo(df, v);
-  const auto residual = hn::DemoteTo(df, hn::Sub(v, hn::PromoteTo(d, nearest)));
+  const auto nearest = DemoteToFloat(v);
+  const VD residual = hn::Sub(v, hn::PromoteTo(d, nearest));
+  // +1 or -1 where inexact, 0 where exact; a NaN residual (v is NaN or +-Inf) counts as exact.
+  const auto inexact_wide = hn::And(hn::Ne(residual, hn::Zero(d)), hn::Eq(residual, residual));
+  const auto direction = DemoteToFloat(hn::IfThenElseZero(inexact_wide, hn::CopySign(hn::Set(d, 1.0), residual)));
   const auto bits = hn::BitCast(du, nearest);
   const auto one = hn::Set(du, 1u);
-  const auto inexact = hn::RebindMask(du, hn::And(hn::Ne(residual, hn::Zero(df)), hn::Eq(nearest, nearest)));
+  const auto inexact = hn::RebindMask(du, hn::Ne(direction, hn::Zero(df)));
   const auto even = hn::Eq(hn::And(bits, one), hn::Zero(du));
-  const auto same_sign = hn::Eq(hn::ShiftRight<31>(hn::Xor(bits, hn::BitCast(du, residual))), hn::Zero(du));
+  const auto same_sign = hn::Eq(hn::ShiftRight<31>(hn::Xor(bits, hn::BitCast(du, direction))), hn::Zero(du));
   const auto step = hn::IfThenElse(same_sign, one, hn::Set(du, 0xFFFFFFFFu));
   return hn::BitCast(df, hn::IfThenElse(hn::And(inexact, even), hn::Add(bits, step), bits));
 }
 
-HWY_INLINE void StoreNarrow(VD v, D /*d*/, float* HWY_RESTRICT p) { StoreFromFloat(hn::DemoteTo(DF(), v), DF(), p); }
+HWY_INLINE void StoreNarrow(VD v, D /*d*/, float* HWY_RESTRICT p) { StoreFromFloat(DemoteToFloat(v), DF(), p); }
 // Rounding f64 -> f32 -> 16-bit can differ from one rounding only where the f32 value is
 // a midpoint of the 16-bit format, and every such midpoint has at least this many trailing
 // zero bits in f32 (bf16: 0x8000 pattern; fp16: 0x1000, or more zeros when subnormal).
@@ -206,7 +229,7 @@ template <class T>
 HWY_INLINE void StoreNarrow(VD v, D d, T* HWY_RESTRICT p) {
   const DF df;
   const hn::RebindToUnsigned<DF> du;
-  const auto nearest = hn::DemoteTo(df, v);
+  const auto nearest = DemoteToFloat(v);
   const auto low_bits = hn::And(hn::BitCast(du, nearest), hn::Set(du, TieCandidateMask(p)));
   if (hn::AllFalse(du, hn::Eq(low_bits, hn::Zero(du)))) {
     StoreFromFloat(nearest, df, p);  // no lane can be a midpoint: the two roundings are one
@@ -232,7 +255,7 @@ HWY_INLINE void StoreOut(VD v, D d, T* HWY_RESTRICT p, bool /*stream*/) {
   StoreNarrow(v, d, p);
 }
 HWY_INLINE void StoreOut(VD v, D /*d*/, float* HWY_RESTRICT p, bool stream) {
-  const auto narrow = hn::DemoteTo(DF(), v);
+  const auto narrow = DemoteToFloat(v);
   if (kCanStream && stream) {
     hn::Stream(narrow, DF(), p);
   } else {

@@ -20,7 +20,8 @@ inline float RoundToOddFloat(double value) {
   const float nearest = static_cast<float>(value);
   const double residual = value - static_cast<double>(nearest);
   uint32_t bits = FloatBits(nearest);
-  if (residual == 0.0 || value != value || (bits & 1u) != 0) return nearest;
+  // Exact, odd already, or residual NaN (value is NaN or +-Inf, which f32 holds as is).
+  if (residual == 0.0 || residual != residual || (bits & 1u) != 0) return nearest;
   const bool residual_negative = std::signbit(residual);
   const bool nearest_negative = (bits >> 31) != 0;
   bits += residual_negative == nearest_negative ? 1u : 0xFFFFFFFFu;  // one ulp towards value

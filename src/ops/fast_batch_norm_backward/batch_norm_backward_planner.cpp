@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/simd.h"
 
 namespace oa {
 namespace bnb {
@@ -82,6 +83,7 @@ BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTenso
 }
 
 BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads) {
+  ApplySimdEnvironment();  // the kernels dispatch to the target chosen before planning
   BatchNormBackwardPlan plan;
   const aclTensor* big[kNumBigTensors] = {in.input, in.grad_out, in.grad_input};
   const int64_t channels = in.input->view_dims[1];

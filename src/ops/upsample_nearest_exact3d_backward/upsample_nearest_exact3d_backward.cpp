@@ -10,6 +10,7 @@
 
 #include "core/check.h"
 #include "core/executor.h"
+#include "core/simd.h"
 #include "core/thread_pool.h"
 #include "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_plan.h"
 
@@ -219,6 +220,7 @@ bool BuildWidthWindows(const AxisRanges& w, int64_t in_w, int64_t out_w, int64_t
 
 void BuildPlan(const aclTensor& gradOut, const double scales[3], const aclTensor& gradInput,
                UpsampleNearestExact3dBackwardPlan* plan) {
+  ApplySimdEnvironment();  // the W tables are built for the vector width of the target dispatched later
   const bool channels_last = IsChannelsLast(gradOut);
   const std::array<int64_t, 5> in_dims = ToLogicalOrder(gradInput.view_dims, channels_last);
   const std::array<int64_t, 5> out_dims = ToLogicalOrder(gradOut.view_dims, channels_last);
