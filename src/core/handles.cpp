@@ -8,6 +8,7 @@
 #include <new>
 
 #include "core/dtype.h"
+#include "core/overlap.h"
 #include "runtime/error.h"
 
 namespace oa {
@@ -78,12 +79,7 @@ ByteSpan ViewByteSpan(const aclTensor& tensor) {
   return span;
 }
 
-bool ViewsMayOverlap(const aclTensor& a, const aclTensor& b) {
-  if (a.data == nullptr || b.data == nullptr || a.IsEmpty() || b.IsEmpty()) return false;
-  const ByteSpan sa = ViewByteSpan(a), sb = ViewByteSpan(b);
-  const auto base_a = reinterpret_cast<intptr_t>(a.data), base_b = reinterpret_cast<intptr_t>(b.data);
-  return base_a + sa.first <= base_b + sb.last && base_b + sb.first <= base_a + sa.last;
-}
+bool ViewsMayOverlap(const aclTensor& a, const aclTensor& b) { return ViewsOverlap(a, b) != Overlap::kNo; }
 
 }  // namespace oa
 

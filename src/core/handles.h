@@ -48,7 +48,8 @@ struct ByteSpan {
 };
 ByteSpan ViewByteSpan(const aclTensor& tensor);
 
-// True if the two views' byte ranges intersect (conservative: ranges, not elements).
+// True if the two views share a byte, or if that cannot be decided within the exact
+// search's work limit (see core/overlap.h).
 bool ViewsMayOverlap(const aclTensor& a, const aclTensor& b);
 
 }  // namespace oa

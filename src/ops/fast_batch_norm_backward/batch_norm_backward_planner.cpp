@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/overlap.h"
 #include "core/simd.h"
 
 namespace oa {
@@ -60,19 +61,7 @@ int64_t PackFactor(int64_t size, int64_t width) {
 
 }  // namespace
 
-bool ViewIsNonOverlapping(const aclTensor& tensor) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (|stride|, size) of dims longer than 1
-  for (size_t i = 0; i < tensor.view_dims.size(); ++i) {
-    if (tensor.view_dims[i] > 1) dims.emplace_back(std::llabs(tensor.strides[i]), tensor.view_dims[i]);
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t reach = 0;  // furthest element offset the smaller dims reach
-  for (const auto& [stride, size] : dims) {
-    if (stride <= reach) return false;
-    reach += stride * (size - 1);
-  }
-  return true;
-}
+bool ViewIsNonOverlapping(const aclTensor& tensor) { return ViewOverlapsItself(tensor) == Overlap::kNo; }
 
 BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias) {
   BatchNormBackwardPlan plan;

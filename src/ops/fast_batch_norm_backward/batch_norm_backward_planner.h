@@ -29,8 +29,8 @@ BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads);
 // An empty problem: zeros for the given gradWeight / gradBias (either may be null).
 BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias);
 
-// True when no two elements of the view share an address (a sufficient test: each dim's
-// stride steps over everything the smaller-stride dims reach).
+// True when no two elements of the view share an address, proven by the exact search (a
+// view it cannot decide counts as overlapping: its writes are then serialised).
 bool ViewIsNonOverlapping(const aclTensor& tensor);
 
 }  // namespace bnb
