@@ -2,6 +2,8 @@
 // that names the status and the sentence aclGetRecentErrMsg will return.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <string>
@@ -23,6 +25,17 @@ namespace oa {
 inline std::string Describe(const aclTensor& tensor) {
   return std::string(DataTypeName(tensor.dtype)) + " " + FormatName(tensor.format) + " " +
          DimsToString(tensor.view_dims);
+}
+
+// The shortest decimal text that reads back as exactly `value` ("50.000001", "0.1"), so a
+// message never hides the digits that made a value invalid.
+inline std::string DoubleToString(double value) {
+  char text[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(text, sizeof text, "%.*g", precision, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  return text;
 }
 
 // Runs an API body so that no C++ exception crosses the C boundary: running out of host

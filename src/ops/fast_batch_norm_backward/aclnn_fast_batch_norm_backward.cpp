@@ -53,6 +53,23 @@ aclnnStatus Publish(const char* api, const BatchNormBackwardPlan& plan, uint64_t
   return PublishExecutor(std::move(exec), workspace_size, executor);
 }
 
+// The labels the spec lists for gradOut, input and gradInput (NHWC and NDHWC still mean
+// "channel is dim 1 of the view"); every other label, private or not, is rejected.
+bool IsBatchNormFormat(aclFormat format) {
+  switch (format) {
+    case ACL_FORMAT_NC:
+    case ACL_FORMAT_NCL:
+    case ACL_FORMAT_NCHW:
+    case ACL_FORMAT_NCDHW:
+    case ACL_FORMAT_ND:
+    case ACL_FORMAT_NHWC:
+    case ACL_FORMAT_NDHWC:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // One per-channel argument with its name, for the checks that loop over them.
 struct Named {
   const char* name;
@@ -154,9 +171,9 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
   const Named labelled[] = {{"gradOut", a.grad_out}, {"input", a.input}, {"gradInput", grad_input}};
   for (const Named& n : labelled) {
     if (n.tensor == nullptr) continue;
-    OA_CHECK(!IsPrivateFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,
-             "%s: %s has the private format %s; only NC, NCL, NCHW, NCDHW, ND, NHWC and NDHWC are supported", api,
-             n.name, FormatName(n.tensor->format));
+    OA_CHECK(IsBatchNormFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,
+             "%s: %s has the %sformat %s; only NC, NCL, NCHW, NCDHW, ND, NHWC and NDHWC are supported", api, n.name,
+             IsPrivateFormat(n.tensor->format) ? "private " : "", FormatName(n.tensor->format));
   }
   for (const Named& n : labelled) {
     if (n.tensor == nullptr) continue;

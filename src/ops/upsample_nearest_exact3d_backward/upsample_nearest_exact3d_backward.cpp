@@ -114,12 +114,13 @@ aclnnStatus Validate(const aclTensor* gradOut, const aclIntArray* outputSize, co
     const double factor = from_scale ? scales[axis] : static_cast<double>(out[axis]) / static_cast<double>(in[2 + axis]);
     if (from_scale) {
       OA_CHECK(factor <= kMaxUpscale, ACLNN_ERR_PARAM_INVALID,
-               "%s: the upscale factor of axis %s must be <= 50, got %s = %g", kApi, kAxisNames[axis],
-               kScaleNames[axis], factor);
+               "%s: the upscale factor of axis %s must be <= 50, got %s = %s", kApi, kAxisNames[axis],
+               kScaleNames[axis], DoubleToString(factor).c_str());
     } else {
       OA_CHECK(factor <= kMaxUpscale, ACLNN_ERR_PARAM_INVALID,
-               "%s: the upscale factor of axis %s must be <= 50, got outputSize/inputSize = %lld/%lld = %g", kApi,
-               kAxisNames[axis], static_cast<long long>(out[axis]), static_cast<long long>(in[2 + axis]), factor);
+               "%s: the upscale factor of axis %s must be <= 50, got outputSize/inputSize = %lld/%lld = %s", kApi,
+               kAxisNames[axis], static_cast<long long>(out[axis]), static_cast<long long>(in[2 + axis]),
+               DoubleToString(factor).c_str());
     }
   }
 
@@ -136,7 +137,7 @@ aclnnStatus Validate(const aclTensor* gradOut, const aclIntArray* outputSize, co
            "%s: gradOut format %s is a private (NPU-only) format", kApi, FormatName(gradOut->format));
   OA_CHECK(!IsPrivateFormat(gradInput->format), ACLNN_ERR_PARAM_INVALID,
            "%s: gradInput format %s is a private (NPU-only) format", kApi, FormatName(gradInput->format));
-  OA_CHECK(IsChannelsLast(*gradOut) == IsChannelsLast(*gradInput), ACLNN_ERR_PARAM_INVALID,
+  OA_CHECK(gradOut->format == gradInput->format, ACLNN_ERR_PARAM_INVALID,
            "%s: gradOut and gradInput must have the same format, got %s and %s", kApi, FormatName(gradOut->format),
            FormatName(gradInput->format));
   OA_CHECK(!ViewsMayOverlap(*gradOut, *gradInput), ACLNN_ERR_PARAM_INVALID,
