@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <new>
 #include <string>
@@ -156,42 +157,51 @@ aclnnStatus Validate(const aclTensor* gradOut, const aclIntArray* outputSize, co
   return ACLNN_SUCCESS;
 }
 
-bool IsWidthIdentity(const AxisRanges& w, int64_t in_w, int64_t out_w) {
-  if (out_w != in_w) return false;
-  for (int64_t l = 0; l < in_w; ++l) {
-    if (w.begin[l] != l || w.end[l] != l + 1) return false;
+// True when output o reads input o / factor for every o (factor 1: identity, 2: x2), checked
+// in one pass over the outputs (float rounding breaks the pattern on long axes).
+bool IsWidthMultiple(const AxisMap& w, int64_t factor) {
+  if (w.out_size() != factor * w.in_size()) return false;
+  for (int64_t o = 0; o < w.out_size(); ++o) {
+    if (NearestExactSource(o, w.ratio(), w.in_size()) != o / factor) return false;
   }
   return true;
 }
 
-bool IsWidthDouble(const AxisRanges& w, int64_t in_w, int64_t out_w) {
-  if (out_w != 2 * in_w) return false;
-  for (int64_t l = 0; l < in_w; ++l) {
-    if (w.begin[l] != 2 * l || w.end[l] != 2 * l + 2) return false;
+// The most outputs any one input receives, in one pass over the outputs.
+int64_t LongestRange(const AxisMap& w) {
+  int64_t longest = 0, run = 0, previous = -1;
+  for (int64_t o = 0; o < w.out_size(); ++o) {
+    const int64_t source = NearestExactSource(o, w.ratio(), w.in_size());
+    run = source == previous ? run + 1 : 1;
+    previous = source;
+    longest = std::max(longest, run);
   }
-  return true;
+  return longest;
 }
 
 // Splits W into chunks of at most `lanes` outputs whose ranges fit one window of
-// `lanes - 1` elements (one lane stays free to hold +0), and writes their lookup tables.
+// `lanes - 1` elements (one lane stays free to hold +0), and writes their lookup tables
+// (chunks with identical lookups share one copy: a periodic mapping has few distinct ones).
 // False if some output alone reads more than that (or the row is narrower than a vector).
-bool BuildWidthWindows(const AxisRanges& w, int64_t in_w, int64_t out_w, int64_t lanes,
-                       UpsampleNearestExact3dBackwardPlan* plan) {
+bool BuildWidthWindows(const AxisMap& w, int64_t lanes, UpsampleNearestExact3dBackwardPlan* plan) {
+  const int64_t in_w = w.in_size(), out_w = w.out_size();
   if (lanes < 2 || out_w < lanes) return false;
   plan->w_chunks.clear();
   plan->w_lookup.clear();
+  std::map<std::vector<int32_t>, int32_t> shared;  // lookups -> offset in w_lookup
+  std::vector<int32_t> lookups;
   for (int64_t l = 0; l < in_w;) {
     WidthChunk chunk;
-    chunk.first = l;
+    chunk.first = static_cast<int32_t>(l);
     int64_t start = -1, end = -1;  // the elements the chunk reads: [start, end)
     while (l < in_w && chunk.outputs < lanes) {
-      const int64_t count = w.end[l] - w.begin[l];
-      if (count > 0) {
-        const int64_t chunk_start = start < 0 ? w.begin[l] : start;
-        if (w.end[l] - chunk_start > lanes - 1) break;
+      const int64_t begin = w.Begin(l), stop = w.End(l);
+      if (stop > begin) {
+        const int64_t chunk_start = start < 0 ? begin : start;
+        if (stop - chunk_start > lanes - 1) break;
         start = chunk_start;
-        end = w.end[l];
-        chunk.max_count = std::max<int32_t>(chunk.max_count, static_cast<int32_t>(count));
+        end = stop;
+        chunk.max_count = std::max<int32_t>(chunk.max_count, static_cast<int32_t>(stop - begin));
       }
       ++l;
       ++chunk.outputs;
@@ -199,25 +209,35 @@ bool BuildWidthWindows(const AxisRanges& w, int64_t in_w, int64_t out_w, int64_t
     if (chunk.outputs == 0) return false;  // output l alone reads more than a window
     if (start < 0) start = end = 0;        // nothing to read
     // Keep the window inside the row; the lane indices shift to match.
-    chunk.window = std::min(start, out_w - lanes);
+    chunk.window = static_cast<int32_t>(std::min(start, out_w - lanes));
     const int64_t used_begin = start - chunk.window, used_end = end - chunk.window;
     const int32_t zero_lane = static_cast<int32_t>(used_begin > 0 ? 0 : used_end);  // < lanes
-    chunk.table = static_cast<int64_t>(plan->w_lookup.size());
-    std::vector<int32_t> cleared(lanes, 0);
-    cleared[zero_lane] = -1;
-    plan->w_lookup.insert(plan->w_lookup.end(), cleared.begin(), cleared.end());
+    lookups.assign(lanes, 0);
+    lookups[zero_lane] = -1;
     for (int32_t k = 0; k < chunk.max_count; ++k) {
-      std::vector<int32_t> index(lanes, zero_lane);
-      for (int64_t q = 0; q < chunk.outputs; ++q) {
+      for (int64_t q = 0; q < lanes; ++q) {
         const int64_t out = chunk.first + q;
-        if (k < w.end[out] - w.begin[out]) index[q] = static_cast<int32_t>(w.begin[out] + k - chunk.window);
+        const bool reads = q < chunk.outputs && k < w.End(out) - w.Begin(out);
+        lookups.push_back(reads ? static_cast<int32_t>(w.Begin(out) + k - chunk.window) : zero_lane);
       }
-      plan->w_lookup.insert(plan->w_lookup.end(), index.begin(), index.end());
     }
+    const auto found = shared.emplace(lookups, static_cast<int32_t>(plan->w_lookup.size()));
+    if (found.second) plan->w_lookup.insert(plan->w_lookup.end(), lookups.begin(), lookups.end());
+    chunk.table = found.first->second;
     plan->w_chunks.push_back(chunk);
   }
   return true;
 }
+
+int64_t WindowTableBytes(const UpsampleNearestExact3dBackwardPlan& plan) {
+  return static_cast<int64_t>(plan.w_chunks.size() * sizeof(WidthChunk) + plan.w_lookup.size() * sizeof(int32_t));
+}
+
+// Plan tables may take this share of the bytes of the two tensors (and at least
+// kMinTableBudget): on ordinary shapes every table fits many times over; only near
+// one-dimensional problems go without (their boundaries are then computed when needed).
+constexpr int64_t kTableBudgetShare = 8;
+constexpr int64_t kMinTableBudget = 64 << 10;
 
 void BuildPlan(const aclTensor& gradOut, const double scales[3], const aclTensor& gradInput,
                UpsampleNearestExact3dBackwardPlan* plan) {
@@ -244,7 +264,19 @@ void BuildPlan(const aclTensor& gradOut, const double scales[3], const aclTensor
   const bool use_scales = scales[0] > 0 && scales[1] > 0 && scales[2] > 0;
   for (int axis = 0; axis < 3; ++axis) {
     const float ratio = NearestExactRatio(use_scales, scales[axis], plan->in_size[axis], plan->out_size[axis]);
-    plan->ranges[axis] = InvertNearestExactAxis(plan->in_size[axis], plan->out_size[axis], ratio);
+    plan->ranges[axis] = AxisMap(plan->in_size[axis], plan->out_size[axis], ratio);
+  }
+  const int64_t element_bytes = static_cast<int64_t>(DataTypeSize(gradOut.dtype));
+  int64_t budget = std::max(kMinTableBudget,
+                            (gradOut.NumElements() + gradInput.NumElements()) * element_bytes / kTableBudgetShare);
+  // W first: its boundaries are read per element, those of D and H once per row.
+  for (int axis : {2, 1, 0}) {
+    AxisMap& map = plan->ranges[axis];
+    const int64_t pad = axis == 2 ? kWidthTablePad : 1;
+    if (map.TableBytes(pad) > budget) continue;
+    map.Tabulate(pad);
+    budget -= map.TableBytes(pad);
+    plan->table_bytes += map.TableBytes(pad);
   }
 
   const auto& go = plan->grad_out_strides;
@@ -261,29 +293,25 @@ void BuildPlan(const aclTensor& gradOut, const double scales[3], const aclTensor
   }
 
   if (plan->kernel == UpsampleKernel::kRowsAlongW) {
-    const AxisRanges& w = plan->ranges[2];
+    const AxisMap& w = plan->ranges[2];
     plan->w_lanes = UpsampleKernelFloatLanes();
-    int64_t longest = 0;
-    for (int64_t l = 0; l < in_w; ++l) longest = std::max(longest, w.end[l] - w.begin[l]);
-    if (IsWidthIdentity(w, in_w, out_w)) {
+    const int64_t longest = LongestRange(w);
+    if (IsWidthMultiple(w, 1)) {
       plan->width_pattern = WidthPattern::kIdentity;
-    } else if (IsWidthDouble(w, in_w, out_w)) {
+    } else if (IsWidthMultiple(w, 2)) {
       plan->width_pattern = WidthPattern::kDouble;
-    } else if (BuildWidthWindows(w, in_w, out_w, plan->w_lanes, plan)) {
+    } else if (w.tabulated() && BuildWidthWindows(w, plan->w_lanes, plan) &&
+               WindowTableBytes(*plan) <= budget) {
       plan->width_pattern = WidthPattern::kWindow;
+      plan->table_bytes += WindowTableBytes(*plan);
     } else if (longest > plan->w_lanes || plan->w_lanes == 1) {
       plan->width_pattern = WidthPattern::kSegments;
     } else {
       plan->width_pattern = WidthPattern::kGather;
     }
-    // The gather tables also serve every pattern's last, partial chunk.
-    const int64_t padded = (in_w + kWidthTablePad - 1) / kWidthTablePad * kWidthTablePad;
-    plan->w_begin.assign(padded, 0);
-    plan->w_count.assign(padded, 0);
-    for (int64_t l = 0; l < in_w; ++l) {
-      // Empty ranges keep begin 0 so a masked-off lane still points inside the row.
-      plan->w_count[l] = static_cast<int32_t>(w.end[l] - w.begin[l]);
-      plan->w_begin[l] = plan->w_count[l] > 0 ? static_cast<int32_t>(w.begin[l]) : 0;
+    if (plan->width_pattern != WidthPattern::kWindow) {
+      plan->w_chunks = {};  // built but over budget, or not needed
+      plan->w_lookup = {};
     }
   }
 
@@ -322,16 +350,57 @@ int64_t NearestExactSource(int64_t out_index, float ratio, int64_t in_size) {
   return static_cast<int64_t>(source);
 }
 
-AxisRanges InvertNearestExactAxis(int64_t in_size, int64_t out_size, float ratio) {
-  AxisRanges ranges;
-  ranges.begin.assign(in_size, 0);
-  ranges.end.assign(in_size, 0);
-  for (int64_t o = 0; o < out_size; ++o) {
-    const int64_t source = NearestExactSource(o, ratio, in_size);
-    if (ranges.end[source] == 0) ranges.begin[source] = o;  // first output of this source
-    ranges.end[source] = o + 1;
+double AxisMap::RawSource(int64_t o) const {
+  return std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * static_cast<double>(ratio_)));
+}
+
+void AxisMap::Tabulate(int64_t pad) {
+  const int64_t padded = (in_ + pad - 1) / pad * pad;
+  table_.assign(padded + 1, static_cast<int32_t>(out_));  // inputs no output reads start (and end) at out
+  table_[0] = 0;
+  int64_t next = 1;  // the first input whose boundary is not known yet
+  for (int64_t o = 0; o < out_ && next < in_; ++o) {
+    const int64_t source = NearestExactSource(o, ratio_, in_);
+    while (next <= source) table_[next++] = static_cast<int32_t>(o);
   }
-  return ranges;  // an input no output reads keeps the empty range [0, 0)
+}
+
+int64_t AxisMap::Boundary(int64_t i) const {
+  if (i <= 0) return 0;
+  if (i >= in_) return out_;
+  // The first o whose source reaches i (out when none does); sources are non-decreasing,
+  // so bracket the linear estimate by doubling steps, then bisect. The clamp to in - 1
+  // does not matter here: i <= in - 1.
+  const auto reaches = [&](int64_t o) { return o >= out_ || RawSource(o) >= static_cast<double>(i); };
+  const double estimate = std::ceil(static_cast<double>(i) / static_cast<double>(ratio_) - 0.5);
+  const int64_t guess = estimate > 0 ? (estimate < static_cast<double>(out_) ? static_cast<int64_t>(estimate) : out_) : 0;
+  int64_t low = -1, high = guess;  // invariant: reaches(high), and low == -1 or !reaches(low)
+  if (reaches(guess)) {
+    for (int64_t step = 1;; step *= 2) {
+      const int64_t probe = high - step;
+      if (probe < 0) break;
+      if (!reaches(probe)) {
+        low = probe;
+        break;
+      }
+      high = probe;
+    }
+  } else {
+    low = guess;
+    for (int64_t step = 1;; step *= 2) {  // ends: reaches(o) holds for every o >= out
+      const int64_t probe = low + step;
+      if (reaches(probe)) {
+        high = probe;
+        break;
+      }
+      low = probe;
+    }
+  }
+  while (high - low > 1) {
+    const int64_t middle = low + (high - low) / 2;
+    (reaches(middle) ? high : low) = middle;
+  }
+  return std::min(high, out_);
 }
 
 }  // namespace oa

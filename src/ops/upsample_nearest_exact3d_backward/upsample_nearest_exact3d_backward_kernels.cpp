@@ -104,9 +104,17 @@ HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plan
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const int64_t in_w = plan.in_size[2];
   const auto& go = plan.grad_out_strides;
+  const AxisMap& range_w = plan.ranges[2];
+  HWY_ALIGN int32_t computed[hn::MaxLanes(di) + 1];
   for (; l0 < in_w; l0 += lanes) {
-    const auto begin = hn::LoadU(di, plan.w_begin.data() + l0);
-    const auto count = hn::LoadU(di, plan.w_count.data() + l0);
+    // Boundaries l0 .. l0 + lanes: from the table (padded past the row's end), or computed.
+    const int32_t* boundaries = range_w.table() + l0;
+    if (!range_w.tabulated()) {
+      for (int64_t q = 0; q <= lanes; ++q) computed[q] = static_cast<int32_t>(range_w.Begin(std::min(l0 + q, in_w)));
+      boundaries = computed;
+    }
+    const auto begin = hn::LoadU(di, boundaries);
+    const auto count = hn::Sub(hn::LoadU(di, boundaries + 1), begin);
     const int32_t max_count = hn::GetLane(hn::MaxOfLanes(di, count));
     auto acc = hn::Zero(df);
     for (int64_t od = od_begin; od < od_end; ++od) {
@@ -136,11 +144,11 @@ constexpr int64_t kPrefetchAhead = 8;
 
 template <typename T>
 HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
-                             int64_t od_end, const AxisRanges& range_h, int64_t j, int64_t out_w) {
-  if (j >= static_cast<int64_t>(range_h.begin.size())) return;
+                             int64_t od_end, const AxisMap& range_h, int64_t j, int64_t out_w) {
+  if (j >= range_h.in_size()) return;
   const int64_t row_bytes = out_w * static_cast<int64_t>(sizeof(T));
   for (int64_t od = od_begin; od < od_end; ++od) {
-    for (int64_t oh = range_h.begin[j]; oh < range_h.end[j]; ++oh) {
+    for (int64_t oh = range_h.Begin(j), oh_end = range_h.End(j); oh < oh_end; ++oh) {
       const char* row = reinterpret_cast<const char*>(plane + od * go[2] + oh * go[3]);
       for (int64_t offset = 0; offset < row_bytes; offset += 64) __builtin_prefetch(row + offset);
     }
@@ -253,7 +261,7 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
 
 // kSegments: outputs l0 .. l0 + G - 1 as scalar running sums, G chains interleaved.
 template <int G, typename T>
-HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisRanges& range_w,
+HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisMap& range_w,
                                int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
                                T* HWY_RESTRICT out_row) {
   float sum[G];
@@ -262,8 +270,8 @@ HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int
   #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
     sum[q] = 0.0f;
-    begin[q] = range_w.begin[l0 + q];
-    count[q] = range_w.end[l0 + q] - begin[q];
+    begin[q] = range_w.Begin(l0 + q);
+    count[q] = range_w.End(l0 + q) - begin[q];
     common = count[q] < common ? count[q] : common;
   }
   for (int64_t od = od_begin; od < od_end; ++od) {
@@ -302,7 +310,7 @@ HWY_INLINE void AddSegments(const T* HWY_RESTRICT src, const int64_t* begin, con
 // keep both add pipes busy). Each output still adds its sources in (od, oh, ow) order.
 template <int G, typename T>
 HWY_INLINE void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
-                                      const AxisRanges& range_w, int64_t od_begin, int64_t od_end,
+                                      const AxisMap& range_w, int64_t od_begin, int64_t od_end,
                                       const int64_t* oh_begin, const int64_t* oh_end, int64_t l0,
                                       T* HWY_RESTRICT out_row0, T* HWY_RESTRICT out_row1) {
   float sum0[G], sum1[G];
@@ -312,8 +320,8 @@ HWY_INLINE void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::ar
   for (int q = 0; q < G; ++q) {
     sum0[q] = 0.0f;
     sum1[q] = 0.0f;
-    begin[q] = range_w.begin[l0 + q];
-    count[q] = range_w.end[l0 + q] - begin[q];
+    begin[q] = range_w.Begin(l0 + q);
+    count[q] = range_w.End(l0 + q) - begin[q];
     common = count[q] < common ? count[q] : common;
   }
   const int64_t rows0 = oh_end[0] - oh_begin[0], rows1 = oh_end[1] - oh_begin[1];
@@ -359,9 +367,9 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const auto& go = plan.grad_out_strides;
   const auto& gi = plan.grad_input_strides;
   const int64_t in_w = plan.in_size[2];
-  const AxisRanges& range_d = plan.ranges[0];
-  const AxisRanges& range_h = plan.ranges[1];
-  const AxisRanges& range_w = plan.ranges[2];
+  const AxisMap& range_d = plan.ranges[0];
+  const AxisMap& range_h = plan.ranges[1];
+  const AxisMap& range_w = plan.ranges[2];
   WidthPattern pattern = plan.width_pattern;
   // Window tables are built for one vector width; another target gathers instead.
   if ((pattern == WidthPattern::kWindow && plan.w_lanes != lanes) || (pattern == WidthPattern::kDouble && lanes == 1)) {
@@ -371,8 +379,8 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
 
   RowCursor at(plan, first_row);
   for (int64_t row = first_row; row < last_row; ++row, at.Next(plan)) {
-    const int64_t od_begin = range_d.begin[at.i], od_end = range_d.end[at.i];
-    const int64_t oh_begin = range_h.begin[at.j], oh_end = range_h.end[at.j];
+    const int64_t od_begin = range_d.Begin(at.i), od_end = range_d.End(at.i);
+    const int64_t oh_begin = range_h.Begin(at.j), oh_end = range_h.End(at.j);
     const T* HWY_RESTRICT plane = grad_out + at.n * go[0] + at.c * go[1];
     T* HWY_RESTRICT out_row = grad_input + at.n * gi[0] + at.c * gi[1] + at.i * gi[2] + at.j * gi[3];
     PrefetchRows(plane, go, od_begin, od_end, range_h, at.j + kPrefetchAhead, plan.out_size[2]);
@@ -419,8 +427,8 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
       case WidthPattern::kSegments: {
         if (in_w < 8 && row + 1 < last_row && at.j + 1 < plan.in_size[1]) {
           // Pair this row with the next one of the same plane (same D range).
-          const int64_t oh_begin_pair[2] = {oh_begin, range_h.begin[at.j + 1]};
-          const int64_t oh_end_pair[2] = {oh_end, range_h.end[at.j + 1]};
+          const int64_t oh_begin_pair[2] = {oh_begin, range_h.Begin(at.j + 1)};
+          const int64_t oh_end_pair[2] = {oh_end, range_h.End(at.j + 1)};
           T* HWY_RESTRICT next_row = out_row + gi[3];
           int64_t l0 = 0;
           for (; l0 + 4 <= in_w; l0 += 4) {
@@ -468,7 +476,7 @@ HWY_INLINE float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t,
 // Channels-last: G consecutive outputs l0.. of one vector of channels from c0.
 template <int G, typename T, class DF>
 HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
-                                    int64_t out_pixel_stride, const AxisRanges& range_w, int64_t od_begin,
+                                    int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin,
                                     int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0, int64_t c0,
                                     T* HWY_RESTRICT out_row) {
   hn::Vec<DF> acc[G];
@@ -476,8 +484,8 @@ HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const st
 #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
     acc[q] = hn::Zero(df);
-    ow_begin[q] = range_w.begin[l0 + q];
-    ow_end[q] = range_w.end[l0 + q];
+    ow_begin[q] = range_w.Begin(l0 + q);
+    ow_end[q] = range_w.End(l0 + q);
   }
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
@@ -506,16 +514,16 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
   const int64_t in_d = plan.in_size[0], in_h = plan.in_size[1], in_w = plan.in_size[2];
   const int64_t channels = plan.channels;
   const int64_t vector_channels = channels / lanes * lanes;
-  const AxisRanges& range_d = plan.ranges[0];
-  const AxisRanges& range_h = plan.ranges[1];
-  const AxisRanges& range_w = plan.ranges[2];
+  const AxisMap& range_d = plan.ranges[0];
+  const AxisMap& range_h = plan.ranges[1];
+  const AxisMap& range_w = plan.ranges[2];
 
   for (int64_t row = first_row; row < last_row; ++row) {
     const int64_t j = row % in_h;
     const int64_t i = (row / in_h) % in_d;
     const int64_t n = row / (in_h * in_d);
-    const int64_t od_begin = range_d.begin[i], od_end = range_d.end[i];
-    const int64_t oh_begin = range_h.begin[j], oh_end = range_h.end[j];
+    const int64_t od_begin = range_d.Begin(i), od_end = range_d.End(i);
+    const int64_t oh_begin = range_h.Begin(j), oh_end = range_h.End(j);
     const T* HWY_RESTRICT batch = grad_out + n * go[0];
     T* HWY_RESTRICT out_row = grad_input + n * gi[0] + i * gi[2] + j * gi[3];
     // A gradOut row here is W * C elements, already long: one row ahead is enough.
@@ -532,7 +540,7 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
       }
     }
     for (int64_t l = 0; l < in_w; ++l) {
-      const int64_t ow_begin = range_w.begin[l], ow_end = range_w.end[l];
+      const int64_t ow_begin = range_w.Begin(l), ow_end = range_w.End(l);
       T* HWY_RESTRICT out = out_row + l * gi[4];
       for (int64_t c = vector_channels; c < channels; ++c) {
         FromFloat(SumRanges(batch + c, go, od_begin, od_end, oh_begin, oh_end, ow_begin, ow_end), out + c);
@@ -549,17 +557,17 @@ void RowsStrided(const Plan& plan, int64_t first_row, int64_t last_row) {
   const auto& go = plan.grad_out_strides;
   const auto& gi = plan.grad_input_strides;
   const int64_t in_w = plan.in_size[2];
-  const AxisRanges& range_d = plan.ranges[0];
-  const AxisRanges& range_h = plan.ranges[1];
-  const AxisRanges& range_w = plan.ranges[2];
+  const AxisMap& range_d = plan.ranges[0];
+  const AxisMap& range_h = plan.ranges[1];
+  const AxisMap& range_w = plan.ranges[2];
   RowCursor at(plan, first_row);
   for (int64_t row = first_row; row < last_row; ++row, at.Next(plan)) {
     const int64_t n = at.n, c = at.c, i = at.i, j = at.j;
     const T* HWY_RESTRICT plane = grad_out + n * go[0] + c * go[1];
     T* HWY_RESTRICT out_row = grad_input + n * gi[0] + c * gi[1] + i * gi[2] + j * gi[3];
     for (int64_t l = 0; l < in_w; ++l) {
-      const float sum = SumRanges(plane, go, range_d.begin[i], range_d.end[i], range_h.begin[j], range_h.end[j],
-                                  range_w.begin[l], range_w.end[l]);
+      const float sum = SumRanges(plane, go, range_d.Begin(i), range_d.End(i), range_h.Begin(j), range_h.End(j),
+                                  range_w.Begin(l), range_w.End(l));
       FromFloat(sum, out_row + l * gi[4]);
     }
   }

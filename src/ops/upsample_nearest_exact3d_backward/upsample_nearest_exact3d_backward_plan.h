@@ -10,19 +10,43 @@
 
 namespace oa {
 
-// One spatial axis of the nearest-exact mapping, inverted: input index i receives the
-// output indices [begin[i], end[i]) (empty when begin == end). The forward source index is
-// non-decreasing in the output index, so each input's sources form one contiguous range.
-struct AxisRanges {
-  std::vector<int64_t> begin;
-  std::vector<int64_t> end;
-};
-
 // The float32 step of an axis (spec: 1/scale when all three scales are > 0, else in/out).
 float NearestExactRatio(bool use_scales, double scale, int64_t in_size, int64_t out_size);
 // PyTorch's nearest_neighbor_exact_compute_source_index: min(floorf((o + 0.5) * ratio), in - 1).
 int64_t NearestExactSource(int64_t out_index, float ratio, int64_t in_size);
-AxisRanges InvertNearestExactAxis(int64_t in_size, int64_t out_size, float ratio);
+
+// One spatial axis of the nearest-exact mapping, inverted: input index i receives the
+// output indices [Begin(i), End(i)) (empty when equal). The source index is non-decreasing
+// in the output index, so the ranges tile [0, out) in order: Begin(i + 1) == End(i).
+// Begin(i) is the first output whose source is >= i. Phase 1 tabulates the in + 1
+// boundaries (int32) when the plan's memory budget allows; otherwise each is computed when
+// asked (only near one-dimensional problems, where the tables would outweigh the tensors).
+class AxisMap {
+ public:
+  AxisMap() = default;
+  AxisMap(int64_t in_size, int64_t out_size, float ratio) : in_(in_size), out_(out_size), ratio_(ratio) {}
+
+  // Stores the boundaries, padded with `out` up to a multiple of `pad` inputs plus one.
+  void Tabulate(int64_t pad);
+  bool tabulated() const { return !table_.empty(); }
+  int64_t TableBytes(int64_t pad) const { return ((in_ + pad - 1) / pad * pad + 1) * int64_t{sizeof(int32_t)}; }
+  const int32_t* table() const { return table_.data(); }
+
+  int64_t Begin(int64_t i) const { return table_.empty() ? Boundary(i) : table_[i]; }
+  int64_t End(int64_t i) const { return Begin(i + 1); }
+  int64_t in_size() const { return in_; }
+  int64_t out_size() const { return out_; }
+  float ratio() const { return ratio_; }
+  // The source index of output o before clamping to in - 1 (as a double: it may be huge).
+  double RawSource(int64_t o) const;
+
+ private:
+  int64_t Boundary(int64_t i) const;
+
+  int64_t in_ = 0, out_ = 0;
+  float ratio_ = 0.0f;
+  std::vector<int32_t> table_;
+};
 
 enum class UpsampleKernel {
   kNothing,       // empty problem (N or C is 0)
@@ -49,12 +73,15 @@ enum class WidthPattern {
 // `outputs`) index the cleared lane, adding +0, which leaves a sum that started at +0
 // unchanged.
 struct WidthChunk {
-  int64_t first = 0;
-  int64_t outputs = 0;
-  int64_t window = 0;
-  int64_t table = 0;
+  int32_t first = 0;
+  int32_t outputs = 0;
+  int32_t window = 0;
+  int32_t table = 0;  // offset in w_lookup; chunks with the same lookups share them
   int32_t max_count = 0;
 };
+
+// Lanes the W table is padded to (the widest vector of any compiled target, in floats).
+constexpr int64_t kWidthTablePad = 64;
 
 struct UpsampleNearestExact3dBackwardPlan {
   aclDataType dtype = ACL_FLOAT;
@@ -69,7 +96,7 @@ struct UpsampleNearestExact3dBackwardPlan {
   const void* grad_out = nullptr;  // element [0, 0, 0, 0, 0] of the view
   void* grad_input = nullptr;
 
-  std::array<AxisRanges, 3> ranges;  // D, H, W
+  std::array<AxisMap, 3> ranges;  // D, H, W
 
   // kRowsAlongW: how W is read. The tables are built for `w_lanes` float lanes (the
   // target dispatch picked in phase 1); a kernel of another width falls back to kGather.
@@ -77,10 +104,10 @@ struct UpsampleNearestExact3dBackwardPlan {
   int64_t w_lanes = 1;
   std::vector<WidthChunk> w_chunks;
   std::vector<int32_t> w_lookup;
-  // kGather: the W ranges as int32 lane tables, padded with empty ranges to a multiple of
-  // the widest vector so the last chunk needs no scalar tail.
-  std::vector<int32_t> w_begin;
-  std::vector<int32_t> w_count;
+  // kGather (and every pattern's last, partial chunk) loads vectors of W boundaries from
+  // ranges[2]'s table, padded with empty ranges to a multiple of the widest vector.
+
+  int64_t table_bytes = 0;  // heap memory of the tables above (bounded: see BuildPlan)
 
   // Partition, fixed here: `rows` units of work (N*C*D*H rows for kRowsAlongW and
   // kStrided, N*D*H rows of W*C elements for kChannelsLast) split into num_tasks
@@ -90,8 +117,6 @@ struct UpsampleNearestExact3dBackwardPlan {
   int num_threads = 1;
 };
 
-// Lanes the W tables are padded to (the widest vector of any compiled target, in floats).
-constexpr int64_t kWidthTablePad = 64;
 
 // Float lanes of the vectors the dispatched kernels use.
 int64_t UpsampleKernelFloatLanes();
