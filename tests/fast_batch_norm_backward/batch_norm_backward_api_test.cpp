@@ -222,6 +222,37 @@ TEST(BatchNormBackwardApi, PrivateAndMismatchedFormats) {
   aclDestroyTensor(nchw);
 }
 
+// Regression (review item 8): the spec's labels are accepted, every other one (HWCN,
+// UNDEFINED, NCHW's cousins) is rejected with the message that lists the accepted ones.
+TEST(BatchNormBackwardApi, OnlyTheSpecsFormatLabelsAreAccepted) {
+  Args a;
+  const int64_t dims[] = {2, 3, 4};
+  const auto call_with = [&](aclFormat format) {
+    aclTensor* labelled[3];
+    std::vector<float>* data[3] = {&a.x, &a.dy, &a.dx};
+    for (int k = 0; k < 3; ++k) {
+      labelled[k] = aclCreateTensor(dims, 3, ACL_FLOAT, nullptr, 0, format, nullptr, 0, data[k]->data());
+    }
+    std::swap(a.tx, labelled[0]);
+    std::swap(a.tdy, labelled[1]);
+    std::swap(a.tdx, labelled[2]);
+    const aclnnStatus status = a.Call();
+    std::swap(a.tx, labelled[0]);
+    std::swap(a.tdy, labelled[1]);
+    std::swap(a.tdx, labelled[2]);
+    for (aclTensor* t : labelled) aclDestroyTensor(t);
+    return status;
+  };
+  for (aclFormat format : {ACL_FORMAT_NC, ACL_FORMAT_NCL, ACL_FORMAT_NCHW, ACL_FORMAT_NCDHW, ACL_FORMAT_ND,
+                           ACL_FORMAT_NHWC, ACL_FORMAT_NDHWC}) {
+    EXPECT_EQ(call_with(format), ACLNN_SUCCESS) << format << ": " << aclGetRecentErrMsg();
+  }
+  for (aclFormat format : {ACL_FORMAT_HWCN, ACL_FORMAT_UNDEFINED, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_NZ}) {
+    EXPECT_EQ(call_with(format), ACLNN_ERR_PARAM_INVALID) << format;
+    EXPECT_TRUE(MessageMentions("only NC, NCL, NCHW, NCDHW, ND, NHWC and NDHWC are supported")) << format;
+  }
+}
+
 TEST(BatchNormBackwardApi, DtypeAndShapeMismatches) {
   Args a;
   const int64_t dims[] = {2, 3, 4};

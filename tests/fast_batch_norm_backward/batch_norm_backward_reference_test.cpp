@@ -332,3 +332,152 @@ TEST(BatchNormBackwardReference, SelfOverlappingGradInputIsDeterministic) {
 }
 
 }  // namespace
+
+namespace {
+
+// Runs training batch norm backward with x and gradInput as the given views of one shared
+// fp32 buffer (x's values copied in from the problem), then checks the results against
+// the problem's reference and that x's elements were not written.
+void RunWithSharedBuffer(Problem& p, const std::vector<int64_t>& strides, int64_t x_offset, int64_t dx_offset,
+                         int64_t buffer_elements) {
+  std::vector<float> buffer(static_cast<size_t>(buffer_elements), 0.0f);
+  const std::vector<int64_t>& shape = p.c.shape;
+  const std::vector<int64_t> storage{buffer_elements};
+  aclTensor* x = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, strides.data(), x_offset, ACL_FORMAT_ND,
+                                 storage.data(), 1, buffer.data());
+  aclTensor* dx = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, strides.data(), dx_offset, ACL_FORMAT_ND,
+                                  storage.data(), 1, buffer.data());
+  ASSERT_NE(x, nullptr) << aclGetRecentErrMsg();
+  ASSERT_NE(dx, nullptr) << aclGetRecentErrMsg();
+  // Element i of a view in logical (row-major) order.
+  const auto position = [&](int64_t i, int64_t offset) {
+    int64_t at = offset;
+    for (size_t k = shape.size(); k-- > 0;) {
+      at += (i % shape[k]) * strides[k];
+      i /= shape[k];
+    }
+    return at;
+  };
+  for (int64_t i = 0; i < p.x.count(); ++i) buffer[position(i, x_offset)] = static_cast<float>(p.x.Get(i));
+  const std::vector<float> x_before = buffer;
+  uint64_t ws_size = 0;
+  aclOpExecutor* exec = nullptr;
+  ASSERT_EQ(aclnnFastBatchNormBackwardGetWorkspaceSize(p.dy.handle, x, p.Optional(0), p.Optional(1), p.Optional(2),
+                                                       p.Optional(3), p.Optional(4), true, 1e-5, p.mask, 0, dx,
+                                                       p.channel[5].handle, p.channel[6].handle, &ws_size, &exec),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  std::vector<char> ws(ws_size);
+  ASSERT_EQ(aclnnFastBatchNormBackward(ws.data(), ws_size, exec, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  for (int64_t i = 0; i < p.x.count(); ++i) {
+    ASSERT_EQ(buffer[position(i, x_offset)], x_before[position(i, x_offset)]) << "input element " << i << " written";
+    p.dx.Set(i, buffer[position(i, dx_offset)]);  // exact: fp32 to fp32
+  }
+  bntest::CheckOutputs(p);
+  aclDestroyTensor(x);
+  aclDestroyTensor(dx);
+}
+
+// Regression (review item 6): disjoint views of one buffer are not "overlapping" because
+// their address ranges interleave.
+TEST(BatchNormBackwardReference, ChannelSplitOfOneBufferIsAccepted) {
+  Case c;
+  c.shape = {3, 5, 37};  // x = buf[:, 0:5], gradInput = buf[:, 5:10] of one [3, 10, 37] buffer
+  Problem p(c);
+  const int64_t n = 3, ch = 5, l = 37;
+  RunWithSharedBuffer(p, {2 * ch * l, l, 1}, 0, ch * l, n * 2 * ch * l);
+}
+
+TEST(BatchNormBackwardReference, EvenOddInterleaveOfOneBufferIsAccepted) {
+  Case c;
+  c.shape = {4, 3, 50};  // x = buf[0::2], gradInput = buf[1::2]
+  Problem p(c);
+  RunWithSharedBuffer(p, {2 * 3 * 50, 2 * 50, 2}, 0, 1, 2 * 4 * 3 * 50);
+}
+
+TEST(BatchNormBackwardReference, GradInputSharingOneElementWithInputIsRejected) {
+  Case c;
+  c.shape = {3, 5, 37};
+  Problem p(c);
+  std::vector<float> buffer(3 * 10 * 37);
+  const std::vector<int64_t> shape = c.shape, strides{10 * 37, 37, 1}, storage{3 * 10 * 37};
+  aclTensor* x = aclCreateTensor(shape.data(), 3, ACL_FLOAT, strides.data(), 0, ACL_FORMAT_ND, storage.data(), 1,
+                                 buffer.data());
+  // One channel short of the split: the last element of x's channel 4 is gradInput's first.
+  aclTensor* dx = aclCreateTensor(shape.data(), 3, ACL_FLOAT, strides.data(), 5 * 37 - 1, ACL_FORMAT_ND,
+                                  storage.data(), 1, buffer.data());
+  uint64_t ws = 0;
+  aclOpExecutor* exec = nullptr;
+  EXPECT_EQ(aclnnFastBatchNormBackwardGetWorkspaceSize(p.dy.handle, x, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                       true, 1e-5, p.mask, 0, dx, p.channel[5].handle,
+                                                       p.channel[6].handle, &ws, &exec),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("gradInput overlaps input"), std::string::npos)
+      << aclGetRecentErrMsg();
+  aclDestroyTensor(x);
+  aclDestroyTensor(dx);
+}
+
+// The 16-bit value of bf16/fp16 bits, decoded with ldexp (independent of the library).
+double DecodeSixteen(uint16_t bits, aclDataType dtype) {
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  const int exponent_bits = dtype == ACL_BF16 ? 8 : 5, mantissa_bits = dtype == ACL_BF16 ? 7 : 10;
+  const int bias = (1 << (exponent_bits - 1)) - 1;
+  const int exponent = (bits >> mantissa_bits) & ((1 << exponent_bits) - 1);
+  const int mantissa = bits & ((1 << mantissa_bits) - 1);
+  if (exponent == (1 << exponent_bits) - 1) return mantissa ? NAN : sign * INFINITY;
+  if (exponent == 0) return sign * std::ldexp(mantissa, 1 - bias - mantissa_bits);
+  return sign * std::ldexp(mantissa + (1 << mantissa_bits), exponent - bias - mantissa_bits);
+}
+
+// Regression (review item 1): 16-bit gradInput whose f64 value lies just above or just
+// below a rounding midpoint in the output's subnormal range. The f64 -> f32 residual there
+// is far below f32's smallest subnormal; every element (vector body and scalar tail, on
+// every SIMD target) must be the f64 value rounded once.
+TEST(BatchNormBackwardReference, SixteenBitResultsNearSubnormalMidpointsRoundOnce) {
+  const int64_t length = 67;  // 64 through the vector loop, 3 through the scalar tail
+  for (aclDataType dtype : {ACL_BF16, ACL_FLOAT16}) {
+    // Midpoints between neighbouring subnormals: (2m + 1) * 2^(q - 1), q the smallest quantum.
+    const int quantum = dtype == ACL_BF16 ? -133 : -24;
+    for (int m : {0, 1, 2, 5, 40}) {
+      for (double eps : {1.0 - std::ldexp(1.0, -25), 1.0 + std::ldexp(1.0, -23)}) {  // r just above / below 1
+        float weight = std::ldexp(static_cast<float>(2 * m + 1), quantum - 1);  // exact in fp32
+        float running_var = 0.0f;
+        const uint16_t one = dtype == ACL_BF16 ? 0x3f80 : 0x3c00;
+        std::vector<uint16_t> x(length, 0), dy(length, one), dx(length, 0xFFFF);
+        const std::vector<int64_t> shape{1, 1, length}, channel{1};
+        aclTensor* tx = aclCreateTensor(shape.data(), 3, dtype, nullptr, 0, ACL_FORMAT_NCL, nullptr, 0, x.data());
+        aclTensor* tdy = aclCreateTensor(shape.data(), 3, dtype, nullptr, 0, ACL_FORMAT_NCL, nullptr, 0, dy.data());
+        aclTensor* tdx = aclCreateTensor(shape.data(), 3, dtype, nullptr, 0, ACL_FORMAT_NCL, nullptr, 0, dx.data());
+        aclTensor* tw = aclCreateTensor(channel.data(), 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, &weight);
+        aclTensor* tv =
+            aclCreateTensor(channel.data(), 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, &running_var);
+        const bool mask_values[3] = {true, false, false};
+        aclBoolArray* mask = aclCreateBoolArray(mask_values, 3);
+        uint64_t ws_size = 0;
+        aclOpExecutor* exec = nullptr;
+        ASSERT_EQ(aclnnFastBatchNormBackwardGetWorkspaceSize(tdy, tx, tw, nullptr, tv, nullptr, nullptr, false, eps,
+                                                             mask, 0, tdx, nullptr, nullptr, &ws_size, &exec),
+                  ACLNN_SUCCESS)
+            << aclGetRecentErrMsg();
+        std::vector<char> ws(ws_size);
+        ASSERT_EQ(aclnnFastBatchNormBackward(ws.data(), ws_size, exec, nullptr), ACLNN_SUCCESS);
+        ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+        // dx = dy * w / sqrt(var + eps), dy = 1: the f64 result, rounded once independently.
+        const double exact = static_cast<double>(weight) * (1.0 / std::sqrt(0.0 + eps));
+        const double expected = bntest::RoundOnce(exact, dtype);
+        ASSERT_NE(expected, static_cast<double>(weight)) << "the case must sit off the midpoint";
+        for (int64_t i = 0; i < length; ++i) {
+          ASSERT_EQ(DecodeSixteen(dx[i], dtype), expected)
+              << (dtype == ACL_BF16 ? "bf16" : "fp16") << " m=" << m << " eps=" << eps << " element " << i
+              << " bits 0x" << std::hex << dx[i];
+        }
+        for (aclTensor* t : {tx, tdy, tdx, tw, tv}) aclDestroyTensor(t);
+        aclDestroyBoolArray(mask);
+      }
+    }
+  }
+}
+
+}  // namespace

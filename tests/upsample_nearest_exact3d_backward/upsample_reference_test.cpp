@@ -255,14 +255,12 @@ TEST(UpsampleReference, SpecificErrorMessages) {
   aclIntArray* in_size = aclCreateIntArray(in_values, 5);
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
-  // The view of this 4-D tensor is not checked against its (1-element) storage: only
-  // metadata matters before the rank check fails.
-  if (grad_out_4d != nullptr) {
-    EXPECT_EQ(aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(grad_out_4d, out_size, in_size, 0, 0, 0,
-                                                                  grad_input.handle(), &workspace_size, &executor),
-              ACLNN_ERR_PARAM_INVALID);
-    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("gradOut must be 5-D, got 4-D [2, 3, 8, 8]"), std::string::npos);
-  }
+  // Storage defaults to the view's own extent; the data is never read before the rank check fails.
+  ASSERT_NE(grad_out_4d, nullptr) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(grad_out_4d, out_size, in_size, 0, 0, 0,
+                                                                grad_input.handle(), &workspace_size, &executor),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("gradOut must be 5-D, got 4-D [2, 3, 8, 8]"), std::string::npos);
   EXPECT_EQ(aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(grad_out.handle(), out_size, in_size, 0, 0, 0,
                                                                 grad_input.handle(), nullptr, &executor),
             ACLNN_ERR_PARAM_NULLPTR);
@@ -287,6 +285,97 @@ TEST(UpsampleReference, SpecificErrorMessages) {
   aclDestroyTensor(grad_out_4d);
   aclDestroyIntArray(out_size);
   aclDestroyIntArray(in_size);
+}
+
+// Phase 1 of one call with explicit tensors; returns the status (the executor is released).
+aclnnStatus PlanOnly(aclTensor* grad_out, const Dims3& out, const Dims5& in, const std::array<double, 3>& scales,
+                     aclTensor* grad_input) {
+  aclIntArray* out_size = aclCreateIntArray(out.data(), 3);
+  aclIntArray* in_size = aclCreateIntArray(in.data(), 5);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
+      grad_out, out_size, in_size, scales[0], scales[1], scales[2], grad_input, &workspace_size, &executor);
+  if (status == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
+  aclDestroyIntArray(out_size);
+  aclDestroyIntArray(in_size);
+  return status;
+}
+
+// Regression (review item 2): a gradInput view whose elements share addresses without a
+// zero stride (D stride == H stride) would be written by several tasks at once.
+TEST(UpsampleReference, SelfAliasingGradInputRejected) {
+  const Dims5 in = {1, 2, 4, 4, 8};
+  const Dims3 out = {8, 8, 16};
+  HostTensor grad_out(ACL_FLOAT, {1, 2, 8, 8, 16}, Layout::Ncdhw());
+  std::vector<float> storage(2 * 4 * 4 * 8);
+  const int64_t storage_elements = static_cast<int64_t>(storage.size());
+  for (const std::array<int64_t, 5>& strides : {std::array<int64_t, 5>{128, 64, 8, 8, 1},      // D == H stride
+                                                std::array<int64_t, 5>{128, 64, 16, 4, 1}}) {  // H rows overlap
+    aclTensor* alias = aclCreateTensor(in.data(), 5, ACL_FLOAT, strides.data(), 0, ACL_FORMAT_NCDHW,
+                                       &storage_elements, 1, storage.data());
+    ASSERT_NE(alias, nullptr) << aclGetRecentErrMsg();
+    EXPECT_EQ(PlanOnly(grad_out.handle(), out, in, {0, 0, 0}, alias), ACLNN_ERR_PARAM_INVALID);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("refers to one memory location from several elements"),
+              std::string::npos);
+    aclDestroyTensor(alias);
+  }
+  // Interlocking strides whose elements never meet are fine: D stride 3, H stride 2 over 2 x 3.
+  const Dims5 small_in = {1, 1, 2, 3, 1};
+  HostTensor small_out(ACL_FLOAT, {1, 1, 4, 6, 2}, Layout::Ncdhw());
+  const std::array<int64_t, 5> interlocking = {8, 8, 3, 2, 1};
+  std::vector<float> small_storage(8, 0.0f);
+  const int64_t small_elements = 8;
+  aclTensor* distinct = aclCreateTensor(small_in.data(), 5, ACL_FLOAT, interlocking.data(), 0, ACL_FORMAT_NCDHW,
+                                        &small_elements, 1, small_storage.data());
+  EXPECT_EQ(PlanOnly(small_out.handle(), {4, 6, 2}, small_in, {0, 0, 0}, distinct), ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  aclDestroyTensor(distinct);
+}
+
+// Regression (review item 5): gradOut and gradInput must carry the same format label.
+TEST(UpsampleReference, DifferentFormatLabelsRejected) {
+  const Dims5 in = {1, 2, 3, 3, 3};
+  const Dims3 out = {6, 6, 6};
+  std::vector<float> go(2 * 216), gi(2 * 27);
+  const int64_t go_dims[5] = {1, 2, 6, 6, 6};
+  const aclFormat labels[] = {ACL_FORMAT_NCDHW, ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_HWCN, ACL_FORMAT_UNDEFINED};
+  for (aclFormat out_label : labels) {
+    for (aclFormat in_label : labels) {
+      aclTensor* grad_out = aclCreateTensor(go_dims, 5, ACL_FLOAT, nullptr, 0, out_label, nullptr, 0, go.data());
+      aclTensor* grad_input = aclCreateTensor(in.data(), 5, ACL_FLOAT, nullptr, 0, in_label, nullptr, 0, gi.data());
+      const aclnnStatus status = PlanOnly(grad_out, out, in, {0, 0, 0}, grad_input);
+      if (out_label == in_label) {
+        EXPECT_EQ(status, ACLNN_SUCCESS) << out_label << ": " << aclGetRecentErrMsg();
+      } else {
+        EXPECT_EQ(status, ACLNN_ERR_PARAM_INVALID) << out_label << " vs " << in_label;
+        EXPECT_NE(std::string(aclGetRecentErrMsg()).find("must have the same format"), std::string::npos);
+      }
+      aclDestroyTensor(grad_out);
+      aclDestroyTensor(grad_input);
+    }
+  }
+}
+
+// Regression (review item 10): a rejected scale is printed with every digit that matters.
+TEST(UpsampleReference, ScaleMessagesKeepTheirDigits) {
+  const Dims5 in = {1, 1, 2, 2, 2};
+  const Dims3 out = {100, 100, 100};
+  HostTensor grad_out(ACL_FLOAT, {1, 1, 100, 100, 100}, Layout::Ncdhw());
+  HostTensor grad_input(ACL_FLOAT, in, Layout::Ncdhw());
+  EXPECT_EQ(PlanOnly(grad_out.handle(), out, in, {50.000001, 50, 50}, grad_input.handle()), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("got scalesD = 50.000001"), std::string::npos);
+  EXPECT_EQ(PlanOnly(grad_out.handle(), out, in, {50, 50.00000000000001, 50}, grad_input.handle()),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("got scalesH = 50.00000000000001"), std::string::npos);
+  const Dims5 in_odd = {1, 1, 2, 2, 3};
+  const Dims3 out_odd = {2, 2, 151};
+  HostTensor grad_out_odd(ACL_FLOAT, {1, 1, 2, 2, 151}, Layout::Ncdhw());
+  HostTensor grad_input_odd(ACL_FLOAT, in_odd, Layout::Ncdhw());
+  EXPECT_EQ(PlanOnly(grad_out_odd.handle(), out_odd, in_odd, {0, 0, 0}, grad_input_odd.handle()),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("151/3 = 50.333333333333336"), std::string::npos)
+      << aclGetRecentErrMsg();
 }
 
 TEST(UpsampleReference, DimensionAboveInt32Rejected) {
