@@ -7,13 +7,23 @@
 #include "aclnn/aclnn_base.h"
 
 // Aborts (a finding) unless status is one the specs document and a failure explains itself.
-inline void CheckDocumentedStatus(aclnnStatus status) {
-  const std::string message = aclGetRecentErrMsg();
-  if (status == ACLNN_SUCCESS) return;
+// Returns the message (empty on success).
+inline std::string CheckDocumentedStatus(aclnnStatus status) {
+  const char* recent = aclGetRecentErrMsg();
+  const std::string message = recent != nullptr ? recent : "";
+  if (status == ACLNN_SUCCESS) return {};
   const bool documented = status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID ||
                           status == ACLNN_ERR_INNER;  // ERR_INNER: out of memory while planning
   if (!documented || message.empty()) std::abort();
+  return message;
 }
+
+// A finding unless `holds`: a rule of the spec that the call just broke.
+inline void Require(bool holds) {
+  if (!holds) std::abort();
+}
+
+inline bool Mentions(const std::string& message, const char* words) { return message.find(words) != std::string::npos; }
 
 // A double that is usually ordinary and sometimes one of the values that break arithmetic.
 template <typename Input>

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -12,18 +13,33 @@
 #include "core/dtype.h"
 #include "core/handles.h"
 #include "fuzz_input.h"
+#include "fuzz_values.h"
 
 class FuzzTensor {
  public:
   static constexpr size_t kGuardBytes = 64;
   static constexpr int64_t kMaxStorageElements = 1 << 14;
+  // A call whose views claim more elements than this (stride-0 broadcasts over tiny
+  // storage) is planned but not run: it is a legitimately huge computation, not a hang.
+  static constexpr int64_t kMaxRunElements = int64_t{1} << 22;
 
   // Rank `rank` (or a fuzzed rank when the input says so), dims mostly small, strides
   // contiguous, permuted-contiguous, or arbitrary (0, negative, overlapping).
-  FuzzTensor(FuzzInput& input, uint64_t rank, aclDataType usual_dtype, aclFormat usual_format) {
-    if (input.Below(16) == 0) rank = input.Below(10);
-    dims_.resize(rank);
-    for (auto& d : dims_) d = input.Below(8) == 0 ? input.Dim() : 1 + input.Below(5);
+  // With `storage_of`, the view lives in that tensor's storage (an output aliasing an
+  // input, e.g. a channel split or an interleave of one buffer) instead of its own.
+  // With `shape_of`, the dims are usually copied from that tensor (operators want matching
+  // shapes; independent random dims rarely match).
+  FuzzTensor(FuzzInput& input, uint64_t rank, aclDataType usual_dtype, aclFormat usual_format,
+             FuzzTensor* storage_of = nullptr, const std::vector<int64_t>* shape_of = nullptr)
+      : owner_(storage_of) {
+    if (shape_of != nullptr && input.Below(8) != 0) {
+      dims_ = *shape_of;
+      rank = dims_.size();
+    } else {
+      if (input.Below(16) == 0) rank = input.Below(10);
+      dims_.resize(rank);
+      for (auto& d : dims_) d = input.Below(8) == 0 ? input.Dim() : 1 + input.Below(5);
+    }
     dtype_ = input.Below(8) == 0 ? static_cast<aclDataType>(static_cast<int>(input.Below(30)) - 1) : usual_dtype;
     format_ = input.Below(8) == 0 ? static_cast<aclFormat>(static_cast<int>(input.Below(50)) - 1) : usual_format;
     const uint32_t stride_kind = input.Below(4);
@@ -47,7 +63,8 @@ class FuzzTensor {
         running = Grow(running, dims_[i], i + 1 == rank ? gap : 0);
       }
     }
-    offset_ = input.Below(4);
+    offset_ = owner_ != nullptr ? input.Below(static_cast<uint32_t>(std::min<int64_t>(owner_->storage_elements_, 64)))
+                                : input.Below(4);
     // Storage: what the view reaches (computed defensively; creation re-checks it).
     int64_t high = offset_, low = offset_;
     bool bounded = true;
@@ -63,8 +80,12 @@ class FuzzTensor {
     storage_elements_ = bounded ? std::min<int64_t>(high + 1 + input.Below(3), kMaxStorageElements) : 1;
     if (input.Below(16) == 0) storage_elements_ = std::max<int64_t>(0, storage_elements_ - 1);  // too small
     element_size_ = std::max<size_t>(1, oa::DataTypeSize(dtype_));
-    bytes_.resize(kGuardBytes * 2 + storage_elements_ * element_size_);
-    for (size_t i = 0; i < bytes_.size(); ++i) bytes_[i] = static_cast<unsigned char>(input.Read<uint8_t>() ^ (i * 31));
+    if (owner_ != nullptr) {  // same bytes, measured in this view's elements
+      storage_elements_ = static_cast<int64_t>(owner_->storage_elements_ * owner_->element_size_ / element_size_);
+    } else {
+      bytes_.resize(kGuardBytes * 2 + storage_elements_ * element_size_);
+      for (size_t i = 0; i < bytes_.size(); ++i) bytes_[i] = static_cast<unsigned char>(input.Read<uint8_t>() ^ (i * 31));
+    }
     const bool null_data = input.Below(32) == 0;
     const int64_t storage_dims[1] = {storage_elements_};
     tensor_ = input.Below(32) == 0 ? nullptr
@@ -79,12 +100,25 @@ class FuzzTensor {
   FuzzTensor& operator=(const FuzzTensor&) = delete;
 
   aclTensor* get() const { return tensor_; }
-  void* Data() { return bytes_.data() + kGuardBytes; }
+  void* Data() { return owner_ != nullptr ? owner_->Data() : bytes_.data() + kGuardBytes; }
+  aclDataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  // Elements of the view (0 without a tensor); a broadcast view can claim billions.
+  int64_t ElementCount() const {
+    if (tensor_ == nullptr) return 0;
+    int64_t count = 1;
+    for (int64_t d : dims_) count = d > 0 && count > (int64_t{1} << 40) / d ? int64_t{1} << 40 : count * d;
+    return count;
+  }
+  aclFormat format() const { return format_; }
 
   // Aborts if any byte outside the view's elements changed (all bytes, for an input).
-  void CheckOnlyViewWritten(bool is_output) const {
+  // `written_alias`: an output view in this tensor's storage that ran (its bytes may change).
+  void CheckOnlyViewWritten(bool is_output, const FuzzTensor* written_alias = nullptr) const {
+    if (owner_ != nullptr) return;  // the owner checks the shared bytes
     std::set<int64_t> written;
     if (is_output && tensor_ != nullptr) CollectViewBytes(&written);
+    if (written_alias != nullptr && written_alias->tensor_ != nullptr) written_alias->CollectViewBytes(&written);
     for (size_t i = 0; i < bytes_.size(); ++i) {
       if (bytes_[i] != snapshot_[i] && written.count(static_cast<int64_t>(i)) == 0) std::abort();
     }
@@ -102,21 +136,58 @@ class FuzzTensor {
   }
 
   void CollectViewBytes(std::set<int64_t>* bytes) const {
+    for (int64_t element : ElementOffsets()) {
+      for (size_t b = 0; b < element_size_; ++b) bytes->insert(kGuardBytes + element * element_size_ + b);
+    }
+  }
+
+ public:
+  // Storage element index of every view element, in logical (row-major) order.
+  std::vector<int64_t> ElementOffsets() const {
+    std::vector<int64_t> offsets;
+    if (tensor_ == nullptr) return offsets;
     int64_t count = 1;
     for (int64_t d : dims_) count *= d;
-    if (count <= 0) return;
+    if (count <= 0) return offsets;
     std::vector<int64_t> index(dims_.size(), 0);
     for (int64_t n = 0; n < count; ++n) {
       int64_t element = offset_;
       for (size_t i = 0; i < dims_.size(); ++i) element += index[i] * strides_[i];
-      for (size_t b = 0; b < element_size_; ++b) bytes->insert(kGuardBytes + element * element_size_ + b);
+      offsets.push_back(element);
       for (size_t i = dims_.size(); i-- > 0;) {
         if (++index[i] < dims_[i]) break;
         index[i] = 0;
       }
     }
+    return offsets;
   }
+  // Brute force, independent of the library: do two views share a byte of memory?
+  bool SharesBytesWith(const FuzzTensor& other) const {
+    if (tensor_ == nullptr || other.tensor_ == nullptr) return false;
+    std::set<uintptr_t> mine;
+    const auto base = [](const FuzzTensor& t) { return reinterpret_cast<uintptr_t>(const_cast<FuzzTensor&>(t).Data()); };
+    for (int64_t e : ElementOffsets()) {
+      for (size_t b = 0; b < element_size_; ++b) mine.insert(base(*this) + e * element_size_ + b);
+    }
+    for (int64_t e : other.ElementOffsets()) {
+      for (size_t b = 0; b < other.element_size_; ++b) {
+        if (mine.count(base(other) + e * other.element_size_ + b)) return true;
+      }
+    }
+    return false;
+  }
+  // Brute force: do two elements of the view share an address?
+  bool OverlapsItself() const {
+    const std::vector<int64_t> offsets = ElementOffsets();
+    return std::set<int64_t>(offsets.begin(), offsets.end()).size() != offsets.size();
+  }
+  // The view's values in logical order / every element set from value_of(k), for the fp32,
+  // fp16 and bf16 dtypes (bit-level coding in fuzz_values.h, independent of the library).
+  std::vector<double> Values() const;
+  void SetAll(const std::function<double(int64_t)>& value_of);
 
+ private:
+  FuzzTensor* owner_ = nullptr;
   std::vector<int64_t> dims_, strides_;
   int64_t offset_ = 0;
   int64_t storage_elements_ = 0;
@@ -126,3 +197,20 @@ class FuzzTensor {
   std::vector<unsigned char> bytes_, snapshot_;
   aclTensor* tensor_ = nullptr;
 };
+
+inline std::vector<double> FuzzTensor::Values() const {
+  std::vector<double> values;
+  if (!IsCodedDtype(dtype_)) return values;
+  const unsigned char* base = static_cast<const unsigned char*>(const_cast<FuzzTensor*>(this)->Data());
+  for (int64_t element : ElementOffsets()) values.push_back(DecodeValue(base + element * element_size_, dtype_));
+  return values;
+}
+
+inline void FuzzTensor::SetAll(const std::function<double(int64_t)>& value_of) {
+  if (!IsCodedDtype(dtype_)) return;  // other dtypes are rejected by the operators anyway
+  unsigned char* base = static_cast<unsigned char*>(Data());
+  const std::vector<int64_t> offsets = ElementOffsets();
+  for (size_t k = 0; k < offsets.size(); ++k) EncodeValue(value_of(static_cast<int64_t>(k)), dtype_, base + offsets[k] * element_size_);
+  FuzzTensor* holder = owner_ != nullptr ? owner_ : this;
+  holder->snapshot_ = holder->bytes_;  // chosen inputs, not writes
+}

@@ -481,3 +481,33 @@ TEST(BatchNormBackwardReference, SixteenBitResultsNearSubnormalMidpointsRoundOnc
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the fuzzer: an empty problem zeroes gradWeight/gradBias element by element; a
+// stride-0 view claiming 2^40 elements over one float must be zeroed once, not 2^40 times.
+TEST(BatchNormBackwardReference, EmptyProblemZeroesABroadcastChannelOutputOnce) {
+  const int64_t empty_shape[3] = {0, 3, 4}, huge[1] = {int64_t{1} << 40}, zero_stride[1] = {0}, one[1] = {1};
+  float x_data[1] = {0}, dy_data[1] = {0}, grad_weight_data[1] = {7.0f};
+  aclTensor* x = aclCreateTensor(empty_shape, 3, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, x_data);
+  aclTensor* dy = aclCreateTensor(empty_shape, 3, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, dy_data);
+  aclTensor* grad_weight =
+      aclCreateTensor(huge, 1, ACL_FLOAT, zero_stride, 0, ACL_FORMAT_ND, one, 1, grad_weight_data);
+  ASSERT_NE(grad_weight, nullptr) << aclGetRecentErrMsg();
+  const bool mask_values[3] = {false, true, false};
+  aclBoolArray* mask = aclCreateBoolArray(mask_values, 3);
+  uint64_t ws_size = 0;
+  aclOpExecutor* exec = nullptr;
+  ASSERT_EQ(aclnnFastBatchNormBackwardGetWorkspaceSize(dy, x, nullptr, nullptr, nullptr, nullptr, nullptr, true, 1e-5,
+                                                       mask, 0, nullptr, grad_weight, nullptr, &ws_size, &exec),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  std::vector<char> ws(ws_size + 1);
+  ASSERT_EQ(aclnnFastBatchNormBackward(ws.data(), ws_size, exec, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);  // the test's timeout catches a regression
+  EXPECT_EQ(grad_weight_data[0], 0.0f);
+  for (aclTensor* t : {x, dy, grad_weight}) aclDestroyTensor(t);
+  aclDestroyBoolArray(mask);
+}
+
+}  // namespace

@@ -68,6 +68,10 @@ BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTenso
   plan.empty = true;
   plan.grad_weight = MakeChannelVector(grad_weight);
   plan.grad_bias = MakeChannelVector(grad_bias);
+  // A stride-0 view is one element however long it claims to be: zero it once.
+  for (ChannelVector* v : {&plan.grad_weight, &plan.grad_bias}) {
+    if (v->stride_bytes == 0) v->length = std::min<int64_t>(v->length, 1);
+  }
   return plan;
 }
 

@@ -1,0 +1,81 @@
+// fp32 / fp16 / bf16 values coded bit by bit with frexp/ldexp, independently of the
+// library's conversions (the fuzzers' numeric checks must not trust the code they check).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "acl/acl_base.h"
+
+inline bool IsCodedDtype(aclDataType dtype) { return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16; }
+
+struct FloatFormat {
+  int precision;        // significant bits
+  int min_quantum_exp;  // exponent of the smallest subnormal
+  int exponent_bits;
+  double max_finite;
+};
+
+inline FloatFormat FormatOf(aclDataType dtype) {
+  if (dtype == ACL_FLOAT16) return {11, -24, 5, 65504.0};
+  if (dtype == ACL_BF16) return {8, -133, 8, 3.38953138925153547590470800371487867e38};
+  return {24, -149, 8, 3.40282346638528859811704183484516925e38};
+}
+
+// Round to nearest even, once, from double.
+inline double RoundToFormat(double value, aclDataType dtype) {
+  if (value == 0.0 || !std::isfinite(value)) return value;
+  const FloatFormat f = FormatOf(dtype);
+  int exponent = 0;
+  std::frexp(value, &exponent);
+  const int quantum = exponent - f.precision > f.min_quantum_exp ? exponent - f.precision : f.min_quantum_exp;
+  const double rounded = std::ldexp(std::nearbyint(std::ldexp(value, -quantum)), quantum);
+  return std::fabs(rounded) > f.max_finite ? std::copysign(INFINITY, value) : rounded;
+}
+
+inline double DecodeValue(const unsigned char* p, aclDataType dtype) {
+  if (dtype == ACL_FLOAT) {
+    float value;
+    std::memcpy(&value, p, 4);
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, p, 2);
+  const FloatFormat f = FormatOf(dtype);
+  const int mantissa_bits = f.precision - 1, bias = (1 << (f.exponent_bits - 1)) - 1;
+  const int exponent = (bits >> mantissa_bits) & ((1 << f.exponent_bits) - 1);
+  const int mantissa = bits & ((1 << mantissa_bits) - 1);
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  if (exponent == (1 << f.exponent_bits) - 1) return mantissa ? NAN : sign * INFINITY;
+  if (exponent == 0) return sign * std::ldexp(mantissa, 1 - bias - mantissa_bits);
+  return sign * std::ldexp(mantissa + (1 << mantissa_bits), exponent - bias - mantissa_bits);
+}
+
+// Writes value rounded once to the dtype (finite values and +-0 only).
+inline void EncodeValue(double value, aclDataType dtype, unsigned char* p) {
+  const double rounded = RoundToFormat(value, dtype);
+  if (dtype == ACL_FLOAT) {
+    const float narrow = static_cast<float>(rounded);
+    std::memcpy(p, &narrow, 4);
+    return;
+  }
+  const FloatFormat f = FormatOf(dtype);
+  const int mantissa_bits = f.precision - 1, bias = (1 << (f.exponent_bits - 1)) - 1;
+  uint16_t bits = std::signbit(rounded) ? 0x8000 : 0;
+  const double magnitude = std::fabs(rounded);
+  if (std::isinf(magnitude)) {
+    bits |= static_cast<uint16_t>(((1 << f.exponent_bits) - 1) << mantissa_bits);
+  } else if (magnitude != 0.0) {
+    int exponent = 0;
+    std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent-1), 2^exponent)
+    const int biased = exponent - 1 + bias;
+    if (biased <= 0) {  // subnormal: multiples of the smallest quantum
+      bits |= static_cast<uint16_t>(std::ldexp(magnitude, -f.min_quantum_exp));
+    } else {
+      const int mantissa = static_cast<int>(std::ldexp(magnitude, mantissa_bits - (exponent - 1))) - (1 << mantissa_bits);
+      bits |= static_cast<uint16_t>((biased << mantissa_bits) | mantissa);
+    }
+  }
+  std::memcpy(p, &bits, 2);
+}
