@@ -66,10 +66,11 @@ aclError UnknownEvent(const char* api, const char* name, aclrtEvent handle) {
 }
 
 // The event's latest marker (null if none) after checking the handle.
-aclError LatestMarker(const char* api, aclrtEvent handle, std::shared_ptr<Marker>* latest, bool* timed = nullptr) {
+aclError LatestMarker(const char* api, const char* name, aclrtEvent handle, std::shared_ptr<Marker>* latest,
+                      bool* timed = nullptr) {
   std::lock_guard<std::mutex> lock(g_events_mutex);
   std::shared_ptr<Event> event = Events().Find(handle);
-  if (!event) return UnknownEvent(api, "event", handle);
+  if (!event) return UnknownEvent(api, name, handle);
   *latest = event->latest;
   if (timed != nullptr) *timed = event->timed;
   return ACL_SUCCESS;
@@ -90,7 +91,7 @@ aclError ReachedAt(const char* name, aclrtEvent handle, Clock::time_point* at) {
   static const char* kApi = "aclrtEventElapsedTime";
   std::shared_ptr<Marker> latest;
   bool timed = true;
-  if (aclError status = LatestMarker(kApi, handle, &latest, &timed)) return status;
+  if (aclError status = LatestMarker(kApi, name, handle, &latest, &timed)) return status;
   if (!timed) {
     return Fail(ACL_ERROR_INVALID_PARAM,
                 "%s: %s %p was created without ACL_EVENT_TIME_LINE, so it records no time", kApi, name, handle);
@@ -189,7 +190,7 @@ extern "C" aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSt
   OA_REQUIRE_INIT(kApi);
   if (status == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "%s: status must not be null", kApi);
   std::shared_ptr<oa::Marker> latest;
-  if (aclError failed = oa::LatestMarker(kApi, event, &latest)) return failed;
+  if (aclError failed = oa::LatestMarker(kApi, "event", event, &latest)) return failed;
   *status = latest && latest->Done() ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
   return ACL_SUCCESS;
 }
@@ -198,7 +199,7 @@ extern "C" aclError aclrtSynchronizeEvent(aclrtEvent event) {
   static const char* kApi = "aclrtSynchronizeEvent";
   OA_REQUIRE_INIT(kApi);
   std::shared_ptr<oa::Marker> latest;
-  if (aclError status = oa::LatestMarker(kApi, event, &latest)) return status;
+  if (aclError status = oa::LatestMarker(kApi, "event", event, &latest)) return status;
   if (latest) latest->Wait();  // never recorded: nothing captured, nothing to wait for
   return ACL_SUCCESS;
 }
