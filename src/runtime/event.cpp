@@ -65,12 +65,18 @@ aclError UnknownEvent(const char* api, const char* name, aclrtEvent handle) {
               handle);
 }
 
+// Looks an event up for `api`. Caller holds g_events_mutex.
+aclError FindEventLocked(const char* api, const char* name, aclrtEvent handle, std::shared_ptr<Event>* event) {
+  *event = Events().Find(handle);
+  return *event ? ACL_SUCCESS : UnknownEvent(api, name, handle);
+}
+
 // The event's latest marker (null if none) after checking the handle.
 aclError LatestMarker(const char* api, const char* name, aclrtEvent handle, std::shared_ptr<Marker>* latest,
                       bool* timed = nullptr) {
   std::lock_guard<std::mutex> lock(g_events_mutex);
-  std::shared_ptr<Event> event = Events().Find(handle);
-  if (!event) return UnknownEvent(api, name, handle);
+  std::shared_ptr<Event> event;
+  if (aclError status = FindEventLocked(api, name, handle, &event)) return status;
   *latest = event->latest;
   if (timed != nullptr) *timed = event->timed;
   return ACL_SUCCESS;
@@ -154,8 +160,8 @@ extern "C" aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
   static const char* kApi = "aclrtRecordEvent";
   OA_REQUIRE_INIT(kApi);
   std::lock_guard<std::mutex> lock(oa::g_events_mutex);
-  std::shared_ptr<oa::Event> found = oa::Events().Find(event);
-  if (!found) return oa::UnknownEvent(kApi, "event", event);
+  std::shared_ptr<oa::Event> found;
+  if (aclError status = oa::FindEventLocked(kApi, "event", event, &found)) return status;
   auto marker = std::make_shared<oa::Marker>();
   if (aclError status = oa::EnqueueOnStream(stream, kApi, [marker] {
         marker->Complete();
@@ -171,8 +177,8 @@ extern "C" aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
   static const char* kApi = "aclrtResetEvent";
   OA_REQUIRE_INIT(kApi);
   std::lock_guard<std::mutex> lock(oa::g_events_mutex);
-  std::shared_ptr<oa::Event> found = oa::Events().Find(event);
-  if (!found) return oa::UnknownEvent(kApi, "event", event);
+  std::shared_ptr<oa::Event> found;
+  if (aclError status = oa::FindEventLocked(kApi, "event", event, &found)) return status;
   // When the stream reaches the reset, the event forgets the marker it had at the call
   // (unless it was recorded again since).
   std::weak_ptr<oa::Event> target = found;
@@ -208,8 +214,8 @@ extern "C" aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
   static const char* kApi = "aclrtStreamWaitEvent";
   OA_REQUIRE_INIT(kApi);
   std::lock_guard<std::mutex> lock(oa::g_events_mutex);
-  std::shared_ptr<oa::Event> found = oa::Events().Find(event);
-  if (!found) return oa::UnknownEvent(kApi, "event", event);
+  std::shared_ptr<oa::Event> found;
+  if (aclError status = oa::FindEventLocked(kApi, "event", event, &found)) return status;
   std::shared_ptr<oa::Marker> captured = found->latest;
   // The stream's worker blocks, not the caller. A never-recorded event captures nothing,
   // but the wait is still queued so an unknown stream is reported.
