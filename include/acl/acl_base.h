@@ -35,6 +35,8 @@ static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
 static const int ACL_ERROR_INTERNAL_ERROR = 500000;
 static const int ACL_ERROR_FAILURE = 500001;
 static const int ACL_ERROR_RT_FAILURE = 500003;
+static const int ACL_ERROR_RT_EVENT_NOT_COMPLETE = 507006;
+static const int ACL_ERROR_RT_STREAM_SYNC_TIMEOUT = 507046;
 
 typedef enum {
     ACL_DT_UNDEFINED = -1,

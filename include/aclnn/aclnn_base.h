@@ -35,6 +35,7 @@ typedef struct aclScalar aclScalar;
 typedef struct aclIntArray aclIntArray;
 typedef struct aclFloatArray aclFloatArray;
 typedef struct aclBoolArray aclBoolArray;
+typedef struct aclTensorList aclTensorList;
 
 /* A strided view (stride and offset in elements) into tensorData, whose storage holds
  * prod(storageDims) elements. stride == NULL means contiguous. Returns NULL (and sets the
@@ -65,6 +66,21 @@ ACLNN_API aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *s
 
 ACLNN_API aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor);
 ACLNN_API aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
+
+/* Address rebinding for a repeatable executor: the index-th input / output / tensor
+ * (inputs then outputs) of the operator's signature now lives at addr, which also becomes
+ * tensor's storage address. tensor must describe the view planned in phase 1 (same dtype,
+ * shape, strides, offset, format, storage shape). Runs already queued keep the addresses
+ * they were queued with. */
+ACLNN_API aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                                            void *addr);
+ACLNN_API aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor,
+                                             void *addr);
+ACLNN_API aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr);
+/* No operator of this library takes a tensor list: always ACLNN_ERR_PARAM_INVALID for a
+ * live repeatable executor (irIndex out of range). */
+ACLNN_API aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor, size_t irIndex,
+                                                   const size_t relativeIndex, aclTensorList *tensors, void *addr);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "core/dtype.h"
 #include "runtime/error.h"
 #include "runtime/runtime.h"
 
@@ -19,11 +20,78 @@ std::unordered_map<aclOpExecutor*, std::shared_ptr<aclOpExecutor>>& Executors() 
 const char* kNotLive = "%s: executor %p is not a live executor (a single-use executor is released after it runs; "
                        "call aclSetAclOpExecutorRepeatable to run one again)";
 
+// Slot s of all tensors: inputs first, then outputs (aclSetTensorAddr's numbering).
+const TensorSlot& SlotAt(const aclOpExecutor& executor, size_t s) {
+  return s < executor.inputs.size() ? executor.inputs[s] : executor.outputs[s - executor.inputs.size()];
+}
+
+bool SlotsOverlap(const TensorSlot& a, const TensorSlot& b) {
+  return a.given && b.given && ViewsMayOverlap(a.planned, b.planned);
+}
+
+// Bit s of entry o: output o overlaps slot s (itself excluded).
+std::vector<uint64_t> OverlapMasks(const aclOpExecutor& executor) {
+  const size_t num_slots = executor.inputs.size() + executor.outputs.size();
+  std::vector<uint64_t> masks(executor.outputs.size(), 0);
+  for (size_t o = 0; o < executor.outputs.size(); ++o) {
+    const size_t self = executor.inputs.size() + o;
+    for (size_t s = 0; s < num_slots; ++s) {
+      if (s != self && SlotsOverlap(executor.outputs[o], SlotAt(executor, s))) masks[o] |= uint64_t{1} << s;
+    }
+  }
+  return masks;
+}
+
+// Rebinding may not make an output share memory with another tensor of the call unless it
+// did so in phase 1 (where the operator accepted it).
+aclnnStatus CheckRebindingOverlaps(const char* api, const aclOpExecutor& executor) {
+  const std::vector<uint64_t> now = OverlapMasks(executor);
+  for (size_t o = 0; o < now.size(); ++o) {
+    const uint64_t added = now[o] & ~executor.planned_overlaps[o];
+    if (added == 0) continue;
+    const size_t s = static_cast<size_t>(__builtin_ctzll(added));
+    const bool is_input = s < executor.inputs.size();
+    return Fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: after address rebinding, output %zu overlaps %s %zu in memory; an output must not share memory "
+                "with another tensor of the call",
+                api, o, is_input ? "input" : "output", is_input ? s : s - executor.inputs.size());
+  }
+  return ACLNN_SUCCESS;
+}
+
+// The addresses a run uses, in slot order (only the slots wired to the plan).
+std::vector<char*> CaptureAddresses(const aclOpExecutor& executor) {
+  std::vector<char*> addresses;
+  for (const auto* side : {&executor.inputs, &executor.outputs}) {
+    for (const TensorSlot& slot : *side) {
+      if (slot.plan_field != nullptr) addresses.push_back(ElementAddress(slot.planned));
+    }
+  }
+  return addresses;
+}
+
+std::string RunWithAddresses(aclOpExecutor* executor, void* workspace, const std::vector<char*>& addresses) {
+  std::lock_guard<std::mutex> lock(executor->run_mutex);
+  size_t next = 0;
+  for (auto* side : {&executor->inputs, &executor->outputs}) {
+    for (TensorSlot& slot : *side) {
+      if (slot.plan_field != nullptr) slot.store(slot.plan_field, addresses[next++]);
+    }
+  }
+  return executor->Execute(workspace);
+}
+
 }  // namespace
+
+char* ElementAddress(const aclTensor& tensor) {
+  if (tensor.data == nullptr) return nullptr;
+  return static_cast<char*>(tensor.data) + tensor.offset * static_cast<int64_t>(DataTypeSize(tensor.dtype));
+}
 
 aclnnStatus PublishExecutor(std::unique_ptr<aclOpExecutor> executor, uint64_t* workspace_size, aclOpExecutor** out) {
   aclOpExecutor* handle = executor.get();
   *workspace_size = handle->workspace_size;
+  handle->planned_overlaps = OverlapMasks(*handle);
   std::lock_guard<std::mutex> lock(g_executors_mutex);
   Executors().emplace(handle, std::shared_ptr<aclOpExecutor>(std::move(executor)));
   *out = handle;
@@ -50,10 +118,16 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
     return Fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspace is null but the executor needs %llu bytes", api,
                 static_cast<unsigned long long>(owned->workspace_size));
   }
+  if (owned->rebound) {
+    if (aclnnStatus status = CheckRebindingOverlaps(api, *owned)) return status;
+  }
   if (!RuntimeInitialized()) {
     return Fail(ACLNN_ERR_RUNTIME_ERROR, "%s: the runtime is not initialized; call aclInit first", api);
   }
-  const aclError queued = EnqueueOnStream(stream, api, [owned, workspace]() { return owned->Execute(workspace); });
+  std::vector<char*> addresses = CaptureAddresses(*owned);
+  const aclError queued = EnqueueOnStream(stream, api, [owned, workspace, addresses]() {
+    return RunWithAddresses(owned.get(), workspace, addresses);
+  });
   if (queued != 0) return ACLNN_ERR_RUNTIME_ERROR;  // EnqueueOnStream has set the message
   if (!owned->repeatable) Executors().erase(it);   // the queued task keeps it alive until it has run
   return ACLNN_SUCCESS;
@@ -62,6 +136,75 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
 }  // namespace oa
 
 using oa::Fail;
+
+namespace {
+
+enum class Side { kInput, kOutput, kAny };
+
+// Checks shared by the rebinding calls: a live, repeatable executor. Caller holds the lock.
+aclnnStatus FindRepeatable(const char* api, aclOpExecutor* executor, std::shared_ptr<aclOpExecutor>* found) {
+  auto it = oa::Executors().find(executor);
+  if (it == oa::Executors().end()) return Fail(ACLNN_ERR_PARAM_INVALID, oa::kNotLive, api, static_cast<void*>(executor));
+  if (!it->second->repeatable) {
+    return Fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: executor %p is single-use; call aclSetAclOpExecutorRepeatable before changing its addresses", api,
+                static_cast<void*>(executor));
+  }
+  *found = it->second;
+  return ACLNN_SUCCESS;
+}
+
+bool SameLayout(const aclTensor& a, const aclTensor& b) {
+  return a.dtype == b.dtype && a.format == b.format && a.view_dims == b.view_dims && a.strides == b.strides &&
+         a.offset == b.offset && a.storage_dims == b.storage_dims;
+}
+
+// The rebinding itself. Like CANN, addr becomes the tensor's storage address (the view
+// offset still applies) and the executor's; unlike CANN, the tensor must describe the same
+// view as the one planned, since the plan (strides, partition, kernel) was made for it.
+aclnnStatus SetTensorAddress(const char* api, aclOpExecutor* executor, Side side, size_t index, aclTensor* tensor,
+                             void* addr) {
+  if (executor == nullptr) return Fail(ACLNN_ERR_INNER_NULLPTR, "%s: executor must not be null", api);
+  if (tensor == nullptr) return Fail(ACLNN_ERR_INNER_NULLPTR, "%s: tensor must not be null", api);
+  std::lock_guard<std::mutex> lock(oa::g_executors_mutex);
+  std::shared_ptr<aclOpExecutor> owned;
+  if (aclnnStatus status = FindRepeatable(api, executor, &owned)) return status;
+  const size_t num_inputs = owned->inputs.size(), num_outputs = owned->outputs.size();
+  const size_t count = side == Side::kInput ? num_inputs : side == Side::kOutput ? num_outputs : num_inputs + num_outputs;
+  const char* kind = side == Side::kInput ? "inputs" : side == Side::kOutput ? "outputs" : "tensors (inputs, then outputs)";
+  if (index >= count) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, "%s: index %zu is out of range: %sGetWorkspaceSize has %zu %s", api, index,
+                owned->api, count, kind);
+  }
+  const bool is_input = side == Side::kInput || (side == Side::kAny && index < num_inputs);
+  const size_t slot_index = side == Side::kAny && !is_input ? index - num_inputs : index;
+  oa::TensorSlot& slot = is_input ? owned->inputs[slot_index] : owned->outputs[slot_index];
+  const char* slot_kind = is_input ? "input" : "output";
+  if (!slot.given) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, "%s: %s %zu was null in phase 1, so it has no address to change", api, slot_kind,
+                slot_index);
+  }
+  if (!SameLayout(*tensor, slot.planned)) {
+    return Fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: tensor (%s %s, strides %s, offset %lld, format %s) must describe the view planned for %s %zu "
+                "(%s %s, strides %s, offset %lld, format %s)",
+                api, oa::DataTypeName(tensor->dtype), oa::DimsToString(tensor->view_dims).c_str(),
+                oa::DimsToString(tensor->strides).c_str(), static_cast<long long>(tensor->offset),
+                oa::FormatName(tensor->format), slot_kind, slot_index, oa::DataTypeName(slot.planned.dtype),
+                oa::DimsToString(slot.planned.view_dims).c_str(), oa::DimsToString(slot.planned.strides).c_str(),
+                static_cast<long long>(slot.planned.offset), oa::FormatName(slot.planned.format));
+  }
+  if (addr == nullptr && !tensor->IsEmpty()) {
+    return Fail(ACLNN_ERR_PARAM_NULLPTR, "%s: addr must not be null for a non-empty tensor (%s %zu)", api, slot_kind,
+                slot_index);
+  }
+  tensor->data = addr;
+  slot.planned.data = addr;
+  owned->rebound = true;
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
 
 extern "C" aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
   if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor must not be null");
@@ -85,4 +228,33 @@ extern "C" aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
   released = std::move(it->second);
   oa::Executors().erase(it);
   return ACLNN_SUCCESS;
+}
+
+extern "C" aclnnStatus aclSetInputTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor,
+                                             void* addr) {
+  return SetTensorAddress("aclSetInputTensorAddr", executor, Side::kInput, index, tensor, addr);
+}
+
+extern "C" aclnnStatus aclSetOutputTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor,
+                                              void* addr) {
+  return SetTensorAddress("aclSetOutputTensorAddr", executor, Side::kOutput, index, tensor, addr);
+}
+
+extern "C" aclnnStatus aclSetTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor, void* addr) {
+  return SetTensorAddress("aclSetTensorAddr", executor, Side::kAny, index, tensor, addr);
+}
+
+extern "C" aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor* executor, size_t irIndex,
+                                                    const size_t relativeIndex, aclTensorList* tensors, void* addr) {
+  static const char* kApi = "aclSetDynamicInputTensorAddr";
+  (void)relativeIndex;
+  (void)addr;
+  if (executor == nullptr) return Fail(ACLNN_ERR_INNER_NULLPTR, "%s: executor must not be null", kApi);
+  if (tensors == nullptr) return Fail(ACLNN_ERR_INNER_NULLPTR, "%s: tensors must not be null", kApi);
+  std::lock_guard<std::mutex> lock(oa::g_executors_mutex);
+  std::shared_ptr<aclOpExecutor> owned;
+  if (aclnnStatus status = FindRepeatable(kApi, executor, &owned)) return status;
+  // No operator of this library takes a tensor list, so every irIndex is out of range.
+  return Fail(ACLNN_ERR_PARAM_INVALID, "%s: irIndex %zu is out of range: %sGetWorkspaceSize has no tensor-list inputs",
+              kApi, irIndex, owned->api);
 }

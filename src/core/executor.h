@@ -4,9 +4,29 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "aclnn/aclnn_base.h"
+#include "core/handles.h"
+
+namespace oa {
+
+// One input or output of an operator call, for address rebinding (aclSetInputTensorAddr
+// and friends): the tensor as planned, and the plan field that holds its element address.
+struct TensorSlot {
+  bool given = false;            // a tensor was passed in phase 1
+  aclTensor planned;             // its metadata; data follows rebinding
+  void* plan_field = nullptr;    // where the plan keeps the element address; null: the plan does not read it
+  void (*store)(void* plan_field, char* address) = nullptr;
+};
+
+// The element address of a view: storage address + offset elements (null without data).
+char* ElementAddress(const aclTensor& tensor);
+
+}  // namespace oa
 
 struct aclOpExecutor {
   virtual ~aclOpExecutor() = default;
@@ -17,6 +37,45 @@ struct aclOpExecutor {
   const char* api = "";         // the phase-2 function that may run it
   uint64_t workspace_size = 0;  // bytes booked in phase 1
   bool repeatable = false;
+
+  // Phase 1, after the plan is final: the operator's tensor arguments in signature order
+  // (inputs, then outputs), each with the plan field holding its element address if the
+  // plan reads it. A field is wired only when the plan set it (non-null), so rebinding
+  // never switches on something the plan left off (e.g. an output not requested).
+  void DeclareTensors(size_t num_inputs, size_t num_outputs) {
+    if (num_inputs + num_outputs > 64) throw std::length_error("an executor tracks at most 64 tensors");  // overlap masks
+    inputs.resize(num_inputs);
+    outputs.resize(num_outputs);
+  }
+  template <typename T>
+  void BindInput(size_t index, const aclTensor* tensor, T** plan_field) {
+    Bind(&inputs.at(index), tensor, plan_field);
+  }
+  template <typename T>
+  void BindOutput(size_t index, const aclTensor* tensor, T** plan_field) {
+    Bind(&outputs.at(index), tensor, plan_field);
+  }
+  void BindInput(size_t index, const aclTensor* tensor) { Bind<char>(&inputs.at(index), tensor, nullptr); }
+  void BindOutput(size_t index, const aclTensor* tensor) { Bind<char>(&outputs.at(index), tensor, nullptr); }
+
+  // Guarded by the executor registry's lock (core/executor.cpp).
+  std::vector<oa::TensorSlot> inputs;
+  std::vector<oa::TensorSlot> outputs;
+  bool rebound = false;          // some address changed since phase 1
+  std::vector<uint64_t> planned_overlaps;  // per output: bit s set if it overlapped slot s in phase 1
+  // Runs take turns: each writes the addresses captured at its launch into the plan.
+  std::mutex run_mutex;
+
+ private:
+  template <typename T>
+  static void Bind(oa::TensorSlot* slot, const aclTensor* tensor, T** plan_field) {
+    if (tensor == nullptr) return;
+    slot->given = true;
+    slot->planned = *tensor;
+    if (plan_field == nullptr || *plan_field == nullptr) return;
+    slot->plan_field = plan_field;
+    slot->store = [](void* field, char* address) { *static_cast<T**>(field) = reinterpret_cast<T*>(address); };
+  }
 };
 
 namespace oa {
@@ -27,7 +86,9 @@ aclnnStatus PublishExecutor(std::unique_ptr<aclOpExecutor> executor, uint64_t* w
                             aclOpExecutor** out);
 
 // The whole of every operator's phase 2: checks the executor, workspace and stream, then
-// queues the executor on the stream. A single-use executor is released once it has run.
+// queues the executor on the stream with the tensor addresses bound at this moment (a
+// later rebinding does not change a run already queued). A single-use executor is
+// released once it has run.
 aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
                            aclrtStream stream);
 

@@ -36,8 +36,9 @@ class Pool {
  public:
   void Run(int64_t num_tasks, int max_threads, TaskFunction fn, void* context) {
     std::lock_guard<std::mutex> region(region_mutex_);
-    const int helpers = static_cast<int>(std::min<int64_t>(max_threads, num_tasks)) - 1;
-    EnsureWorkers(helpers);
+    const int wanted = static_cast<int>(std::min<int64_t>(max_threads, num_tasks)) - 1;
+    // With fewer threads than planned the same tasks run, so the results are the same.
+    const int helpers = EnsureWorkers(wanted);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       fn_ = fn;
@@ -55,12 +56,21 @@ class Pool {
   }
 
  private:
-  void EnsureWorkers(int count) {
-    while (static_cast<int>(workers_.size()) < count) {
-      const int index = static_cast<int>(workers_.size());
-      workers_.emplace_back([this, index] { WorkerLoop(index); });
-      workers_.back().detach();  // the pool lives for the whole process
+  // Starts helpers up to `count` and returns how many exist (fewer if the OS refuses a
+  // thread: address space, pids limit). Workers start on first need, usually on a stream's
+  // thread in phase 2, where a failure could not be reported, so it must not be one.
+  int EnsureWorkers(int count) {
+    try {
+      workers_.reserve(static_cast<size_t>(std::max(count, 0)));
+      while (static_cast<int>(workers_.size()) < count) {
+        const int index = static_cast<int>(workers_.size());
+        std::thread worker([this, index] { WorkerLoop(index); });
+        worker.detach();  // the pool lives for the whole process
+        workers_.push_back(std::move(worker));
+      }
+    } catch (const std::exception&) {  // std::system_error (no thread) or std::bad_alloc
     }
+    return std::min(count, static_cast<int>(workers_.size()));
   }
 
   void RunTasks() {

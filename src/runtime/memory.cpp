@@ -36,6 +36,10 @@ aclError Allocate(const char* api, void** pointer, size_t size, Kind kind, bool 
   }
   if (alignment == kHugeAlignment) madvise(block, size, MADV_HUGEPAGE);  // a hint; failure is harmless
   std::lock_guard<std::mutex> lock(g_memory_mutex);
+  if (!RuntimeInitialized()) {  // aclFinalize began meanwhile; its release must not miss this block
+    std::free(block);
+    return Fail(ACL_ERROR_UNINITIALIZE, "%s: the runtime is not initialized; call aclInit first", api);
+  }
   Blocks().emplace(block, kind);
   *pointer = block;
   return ACL_SUCCESS;
@@ -127,14 +131,28 @@ extern "C" aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src,
   });
 }
 
+static aclError CheckMemset(const char* api, void* devPtr, size_t maxCount, size_t count) {
+  if (count > maxCount) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "%s: count (%zu bytes) exceeds maxCount (%zu bytes)", api, count, maxCount);
+  }
+  if (count > 0 && devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "%s: devPtr must not be null", api);
+  return ACL_SUCCESS;
+}
+
 extern "C" aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
   OA_REQUIRE_INIT("aclrtMemset");
-  if (count > maxCount) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count (%zu bytes) exceeds maxCount (%zu bytes)", count, maxCount);
-  }
-  if (count > 0 && devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: devPtr must not be null");
+  if (aclError status = CheckMemset("aclrtMemset", devPtr, maxCount, count)) return status;
   if (count > 0) std::memset(devPtr, value, count);
   return ACL_SUCCESS;
+}
+
+extern "C" aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+  OA_REQUIRE_INIT("aclrtMemsetAsync");
+  if (aclError status = CheckMemset("aclrtMemsetAsync", devPtr, maxCount, count)) return status;
+  return oa::EnqueueOnStream(stream, "aclrtMemsetAsync", [devPtr, value, count]() {
+    if (count > 0) std::memset(devPtr, value, count);
+    return std::string();
+  });
 }
 
 extern "C" aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {

@@ -3,9 +3,10 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
-#include <unordered_set>
+#include <vector>
 
 #include "acl/acl_rt.h"
+#include "runtime/handle_table.h"
 #include "runtime/runtime_state.h"
 
 namespace oa {
@@ -20,18 +21,34 @@ std::atomic<bool> g_initialized{false};
 std::atomic<bool> g_ever_finalized{false};
 std::atomic<int64_t> g_process_deterministic{0};
 
+// aclInit and aclFinalize run one at a time, so an aclInit cannot land inside a teardown.
+std::mutex g_lifecycle_mutex;
+
 std::mutex g_contexts_mutex;
-std::unordered_set<Context*>& Contexts() {
-  static auto* contexts = new std::unordered_set<Context*>;
+HandleTable<Context>& Contexts() {
+  static auto* contexts = new HandleTable<Context>;
   return *contexts;
 }
-Context* g_default_context = nullptr;  // device 0's, made by aclrtSetDevice; guarded by the mutex
-thread_local Context* t_current_context = nullptr;
+aclrtContext g_default_context = nullptr;  // device 0's, made by aclrtSetDevice; guarded by the mutex
+// A handle, not an address: handles are never reused, so once the context is destroyed
+// the thread's reference is stale for good and cannot turn into another thread's context.
+thread_local aclrtContext t_current_context = nullptr;
 
-// The calling thread's context if it is still alive, else null. Caller holds the mutex.
-Context* CurrentContextLocked() {
-  if (t_current_context != nullptr && Contexts().count(t_current_context) == 0) t_current_context = nullptr;
-  return t_current_context;
+// The calling thread's context if it is still alive, else null; *stale tells whether the
+// thread had one that was destroyed. Caller holds the mutex.
+Context* CurrentContextLocked(bool* stale = nullptr) {
+  std::shared_ptr<Context> context = Contexts().Find(t_current_context);
+  if (stale != nullptr) *stale = t_current_context != nullptr && !context;
+  return context.get();  // the table keeps it alive while the mutex is held
+}
+
+aclError NoCurrentContext(const char* api, bool stale) {
+  if (stale) {
+    return Fail(ACL_ERROR_INVALID_RESOURCE_HANDLE,
+                "%s: this thread's current context was destroyed; call aclrtSetCurrentContext or aclrtSetDevice", api);
+  }
+  return Fail(ACL_ERROR_INVALID_RESOURCE_HANDLE,
+              "%s: this thread has no current context; call aclrtSetDevice or aclrtCreateContext", api);
 }
 
 aclError CheckDevice(const char* api, int32_t deviceId) {
@@ -71,6 +88,7 @@ extern "C" aclError aclInit(const char* configPath) {
     if (file == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclInit: cannot read configPath '%s'", configPath);
     std::fclose(file);
   }
+  std::lock_guard<std::mutex> lifecycle(oa::g_lifecycle_mutex);
   bool expected = false;
   if (!oa::g_initialized.compare_exchange_strong(expected, true)) {
     return Fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: the runtime is already initialized; call aclFinalize first");
@@ -79,22 +97,26 @@ extern "C" aclError aclInit(const char* configPath) {
 }
 
 extern "C" aclError aclFinalize(void) {
+  std::lock_guard<std::mutex> lifecycle(oa::g_lifecycle_mutex);
   if (!oa::RuntimeInitialized()) {
     if (oa::g_ever_finalized.load()) return Fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: already finalized");
     return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize: the runtime was never initialized");
   }
-  // Queued work finishes first; then every stream, context and allocation is released.
+  // Closed first: from here every call (and every enqueue, checked under the streams'
+  // lock) fails with ACL_ERROR_UNINITIALIZE, so nothing can queue work on a stream, or
+  // recreate the default stream, after the teardown below. Work queued before finishes.
+  oa::g_initialized.store(false, std::memory_order_release);
   oa::SynchronizeAllStreams("aclFinalize");
   oa::DestroyAllStreams();
+  oa::DestroyAllEvents();
+  std::vector<std::shared_ptr<oa::Context>> contexts;
   {
     std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-    for (oa::Context* context : oa::Contexts()) delete context;
-    oa::Contexts().clear();
+    contexts = oa::Contexts().TakeAll();
     oa::g_default_context = nullptr;
   }
   oa::ReleaseAllMemory();
   oa::g_ever_finalized.store(true);
-  oa::g_initialized.store(false, std::memory_order_release);
   return ACL_SUCCESS;
 }
 
@@ -102,9 +124,9 @@ extern "C" aclError aclrtSetDevice(int32_t deviceId) {
   OA_REQUIRE_INIT("aclrtSetDevice");
   if (aclError status = oa::CheckDevice("aclrtSetDevice", deviceId)) return status;
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-  if (oa::g_default_context == nullptr) {
-    oa::g_default_context = new oa::Context;
-    oa::Contexts().insert(oa::g_default_context);
+  if (!oa::RuntimeInitialized()) return Fail(ACL_ERROR_UNINITIALIZE, "aclrtSetDevice: the runtime was finalized meanwhile");
+  if (!oa::Contexts().Find(oa::g_default_context)) {
+    oa::g_default_context = oa::Contexts().Insert(std::make_shared<oa::Context>());
   }
   oa::t_current_context = oa::g_default_context;
   return ACL_SUCCESS;
@@ -121,9 +143,11 @@ extern "C" aclError aclrtGetDevice(int32_t* deviceId) {
   OA_REQUIRE_INIT("aclrtGetDevice");
   if (deviceId == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId must not be null");
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-  oa::Context* context = oa::CurrentContextLocked();
+  bool stale = false;
+  oa::Context* context = oa::CurrentContextLocked(&stale);
   if (context == nullptr) {
-    return Fail(ACL_ERROR_INVALID_DEVICE, "aclrtGetDevice: no device is set on this thread; call aclrtSetDevice first");
+    return Fail(ACL_ERROR_INVALID_DEVICE, "aclrtGetDevice: no device is set on this thread%s; call aclrtSetDevice first",
+                stale ? " (its current context was destroyed)" : "");
   }
   *deviceId = context->device;
   return ACL_SUCCESS;
@@ -140,37 +164,38 @@ extern "C" aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) 
   OA_REQUIRE_INIT("aclrtCreateContext");
   if (context == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateContext: context must not be null");
   if (aclError status = oa::CheckDevice("aclrtCreateContext", deviceId)) return status;
-  auto* created = new oa::Context;
+  auto created = std::make_shared<oa::Context>();
   created->device = deviceId;
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-  oa::Contexts().insert(created);
-  oa::t_current_context = created;  // CANN makes a new context current
-  *context = created;
+  if (!oa::RuntimeInitialized()) {
+    return Fail(ACL_ERROR_UNINITIALIZE, "aclrtCreateContext: the runtime was finalized meanwhile");
+  }
+  *context = oa::Contexts().Insert(std::move(created));
+  oa::t_current_context = *context;  // CANN makes a new context current
   return ACL_SUCCESS;
 }
 
 extern "C" aclError aclrtDestroyContext(aclrtContext context) {
   OA_REQUIRE_INIT("aclrtDestroyContext");
+  std::shared_ptr<oa::Context> removed;  // released after the lock
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-  auto* target = static_cast<oa::Context*>(context);
-  if (context == nullptr || oa::Contexts().erase(target) == 0) {
+  removed = oa::Contexts().Remove(context);
+  if (!removed) {
     return Fail(ACL_ERROR_INVALID_RESOURCE_HANDLE, "aclrtDestroyContext: context %p is not a live context", context);
   }
-  if (target == oa::g_default_context) oa::g_default_context = nullptr;
-  if (oa::t_current_context == target) oa::t_current_context = nullptr;
-  delete target;
+  // Other threads that had it current notice by the lookup failing (see CurrentContextLocked).
+  if (oa::t_current_context == context) oa::t_current_context = nullptr;
   return ACL_SUCCESS;
 }
 
 extern "C" aclError aclrtSetCurrentContext(aclrtContext context) {
   OA_REQUIRE_INIT("aclrtSetCurrentContext");
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-  auto* target = static_cast<oa::Context*>(context);
-  if (context == nullptr || oa::Contexts().count(target) == 0) {
+  if (!oa::Contexts().Find(context)) {
     return Fail(ACL_ERROR_INVALID_RESOURCE_HANDLE, "aclrtSetCurrentContext: context %p is not a live context",
                 context);
   }
-  oa::t_current_context = target;
+  oa::t_current_context = context;
   return ACL_SUCCESS;
 }
 
@@ -178,12 +203,9 @@ extern "C" aclError aclrtGetCurrentContext(aclrtContext* context) {
   OA_REQUIRE_INIT("aclrtGetCurrentContext");
   if (context == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetCurrentContext: context must not be null");
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-  oa::Context* current = oa::CurrentContextLocked();
-  if (current == nullptr) {
-    return Fail(ACL_ERROR_INVALID_RESOURCE_HANDLE,
-                "aclrtGetCurrentContext: this thread has no current context; call aclrtSetDevice or aclrtCreateContext");
-  }
-  *context = current;
+  bool stale = false;
+  if (oa::CurrentContextLocked(&stale) == nullptr) return oa::NoCurrentContext("aclrtGetCurrentContext", stale);
+  *context = oa::t_current_context;
   return ACL_SUCCESS;
 }
 
@@ -191,11 +213,9 @@ extern "C" aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
   OA_REQUIRE_INIT("aclrtCtxSetSysParamOpt");
   if (aclError status = oa::CheckOption("aclrtCtxSetSysParamOpt", opt)) return status;
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
-  oa::Context* current = oa::CurrentContextLocked();
-  if (current == nullptr) {
-    return Fail(ACL_ERROR_INVALID_RESOURCE_HANDLE,
-                "aclrtCtxSetSysParamOpt: this thread has no current context; call aclrtSetDevice first");
-  }
+  bool stale = false;
+  oa::Context* current = oa::CurrentContextLocked(&stale);
+  if (current == nullptr) return oa::NoCurrentContext("aclrtCtxSetSysParamOpt", stale);
   if (opt == ACL_OPT_DETERMINISTIC) current->deterministic = value != 0;
   return ACL_SUCCESS;
 }
@@ -225,4 +245,18 @@ extern "C" aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
   if (value == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetSysParamOpt: value must not be null");
   *value = opt == ACL_OPT_DETERMINISTIC ? oa::g_process_deterministic.load() : 0;
   return ACL_SUCCESS;
+}
+
+extern "C" aclError aclrtGetRunMode(aclrtRunMode* runMode) {
+  OA_REQUIRE_INIT("aclrtGetRunMode");
+  if (runMode == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetRunMode: runMode must not be null");
+  *runMode = ACL_HOST;  // the application runs on the host (which is also the device)
+  return ACL_SUCCESS;
+}
+
+extern "C" const char* aclrtGetSocName(void) {
+  if (!oa::RuntimeInitialized()) {
+    return Fail<const char*>(nullptr, "aclrtGetSocName: the runtime is not initialized; call aclInit first");
+  }
+  return "openaclnn-cpu";
 }

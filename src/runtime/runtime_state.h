@@ -15,5 +15,6 @@
 namespace oa {
 aclError SynchronizeAllStreams(const char* api);
 void DestroyAllStreams();
+void DestroyAllEvents();
 void ReleaseAllMemory();
 }  // namespace oa

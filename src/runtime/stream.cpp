@@ -1,19 +1,26 @@
 // Streams: each is an in-order queue drained by its own worker thread.
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
+#include <vector>
 
 #include "acl/acl_rt.h"
 #include "runtime/error.h"
+#include "runtime/handle_table.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_state.h"
 
 namespace oa {
 namespace {
 
+// Tasks are numbered as they are queued (1, 2, ...); a synchronising caller takes the
+// number of the last task queued before its call as a ticket and waits for that one only,
+// so work other threads keep queueing cannot hold it up.
 class Stream {
  public:
   Stream() : worker_([this] { Drain(); }) {}
@@ -30,20 +37,53 @@ class Stream {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       queue_.push_back(std::move(task));
+      ++queued_;
     }
     work_cv_.notify_one();
   }
 
-  // Waits until everything queued so far has run; returns and clears the first failure.
-  std::string Synchronize() {
+  uint64_t Ticket() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return queued_;
+  }
+
+  bool Done(uint64_t ticket) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return completed_ >= ticket;
+  }
+
+  // Waits until task `ticket` has run; timeout_ms < 0 waits for ever. False on timeout.
+  bool Wait(uint64_t ticket, int32_t timeout_ms) {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    const auto reached = [&] { return completed_ >= ticket; };
+    if (timeout_ms < 0) {
+      done_cv_.wait(lock, reached);
+      return true;
+    }
+    return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), reached);
+  }
+
+  // The first failure among the tasks up to `ticket`, cleared once returned.
+  std::string TakeFailure(uint64_t ticket) {
+    std::lock_guard<std::mutex> lock(mutex_);
     std::string failure;
-    failure.swap(first_failure_);
+    if (!first_failure_.empty() && failed_task_ <= ticket) failure.swap(first_failure_);
     return failure;
   }
 
  private:
+  // A task that throws (out of memory, a thread the OS refused) is a failure of that task,
+  // reported by the next synchronisation, never the end of the process.
+  static std::string RunTask(const StreamTask& task) {
+    try {
+      return task();
+    } catch (const std::exception& error) {
+      return Format("a queued task threw an exception: %s", error.what());
+    } catch (...) {
+      return "a queued task threw an unknown exception";
+    }
+  }
+
   void Drain() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
@@ -51,42 +91,47 @@ class Stream {
       if (queue_.empty()) return;  // stopping, and nothing left to run
       StreamTask task = std::move(queue_.front());
       queue_.pop_front();
-      busy_ = true;
       lock.unlock();
-      std::string failure = task();
-      task = nullptr;  // release what the task holds (e.g. a single-use executor) before reporting idle
+      std::string failure = RunTask(task);
+      task = nullptr;  // release what the task holds (e.g. a single-use executor) before reporting it done
       lock.lock();
-      busy_ = false;
-      if (!failure.empty() && first_failure_.empty()) first_failure_ = std::move(failure);
-      if (queue_.empty()) idle_cv_.notify_all();
+      ++completed_;
+      if (!failure.empty() && first_failure_.empty()) {
+        first_failure_ = std::move(failure);
+        failed_task_ = completed_;
+      }
+      done_cv_.notify_all();
     }
   }
 
   std::mutex mutex_;
   std::condition_variable work_cv_;
-  std::condition_variable idle_cv_;
+  std::condition_variable done_cv_;
   std::deque<StreamTask> queue_;
-  bool busy_ = false;
+  uint64_t queued_ = 0;
+  uint64_t completed_ = 0;
   bool stopping_ = false;
   std::string first_failure_;
+  uint64_t failed_task_ = 0;
   std::thread worker_;  // last: starts after the members above exist
 };
 
 std::mutex g_streams_mutex;
-std::unordered_map<void*, std::shared_ptr<Stream>>& Streams() {
-  static auto* streams = new std::unordered_map<void*, std::shared_ptr<Stream>>;
+HandleTable<Stream>& Streams() {
+  static auto* streams = new HandleTable<Stream>;
   return *streams;
 }
 std::shared_ptr<Stream> g_default_stream;  // guarded by g_streams_mutex
 
-// Looks a handle up (null = default stream, created on first use). Caller holds the mutex.
+// Looks a handle up (null = default stream, created on first use). Caller holds the mutex
+// and has checked that the runtime is initialised, so aclFinalize cannot be past its
+// teardown of the streams.
 std::shared_ptr<Stream> FindLocked(aclrtStream handle) {
   if (handle == nullptr) {
     if (!g_default_stream) g_default_stream = std::make_shared<Stream>();
     return g_default_stream;
   }
-  auto it = Streams().find(handle);
-  return it == Streams().end() ? nullptr : it->second;
+  return Streams().Find(handle);
 }
 
 aclError UnknownStream(const char* api, aclrtStream handle) {
@@ -95,17 +140,62 @@ aclError UnknownStream(const char* api, aclrtStream handle) {
               handle);
 }
 
-aclError SynchronizeOne(const char* api, const std::shared_ptr<Stream>& stream) {
-  std::string failure = stream->Synchronize();
-  if (failure.empty()) return ACL_SUCCESS;
-  return Fail(ACL_ERROR_RT_FAILURE, "%s: queued work failed: %s", api, failure.c_str());
+aclError NotInitialized(const char* api) {
+  return Fail(ACL_ERROR_UNINITIALIZE, "%s: the runtime is not initialized; call aclInit first", api);
+}
+
+// Finds a stream for a call that does not queue work.
+aclError FindForCall(const char* api, aclrtStream handle, std::shared_ptr<Stream>* found) {
+  std::lock_guard<std::mutex> lock(g_streams_mutex);
+  if (!RuntimeInitialized()) return NotInitialized(api);
+  try {
+    *found = FindLocked(handle);
+  } catch (const std::exception& error) {  // no thread for the default stream
+    return Fail(ACL_ERROR_BAD_ALLOC, "%s: cannot create the default stream: %s", api, error.what());
+  }
+  return *found ? ACL_SUCCESS : UnknownStream(api, handle);
+}
+
+struct Ticketed {
+  std::shared_ptr<Stream> stream;
+  uint64_t ticket;
+};
+
+// Waits for each stream's ticket within one shared deadline (timeout_ms < 0: for ever).
+aclError WaitForTickets(const char* api, const std::vector<Ticketed>& tickets, int32_t timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+  aclError result = ACL_SUCCESS;
+  for (const Ticketed& entry : tickets) {
+    int32_t left = -1;
+    if (timeout_ms >= 0) {
+      const auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      left = static_cast<int32_t>(std::max<int64_t>(0, remaining.count()));
+    }
+    if (!entry.stream->Wait(entry.ticket, left)) {
+      return Fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                  "%s: the work queued before the call did not finish within %d ms; it keeps running", api, timeout_ms);
+    }
+    std::string failure = entry.stream->TakeFailure(entry.ticket);
+    if (!failure.empty() && result == ACL_SUCCESS) {
+      result = Fail(ACL_ERROR_RT_FAILURE, "%s: queued work failed: %s", api, failure.c_str());
+    }
+  }
+  return result;
+}
+
+aclError SynchronizeOne(const char* api, aclrtStream handle, int32_t timeout_ms) {
+  std::shared_ptr<Stream> stream;
+  if (aclError status = FindForCall(api, handle, &stream)) return status;
+  return WaitForTickets(api, {{stream, stream->Ticket()}}, timeout_ms);
 }
 
 }  // namespace
 
 aclError EnqueueOnStream(aclrtStream handle, const char* api, StreamTask task) {
-  if (!RuntimeInitialized()) return Fail(ACL_ERROR_UNINITIALIZE, "%s: the runtime is not initialized; call aclInit first", api);
   std::lock_guard<std::mutex> lock(g_streams_mutex);
+  // Checked under the registry lock: aclFinalize clears the flag before it drains and
+  // destroys the streams under this lock, so no task can slip in after the teardown.
+  if (!RuntimeInitialized()) return NotInitialized(api);
   try {
     std::shared_ptr<Stream> stream = FindLocked(handle);
     if (!stream) return UnknownStream(api, handle);
@@ -117,26 +207,21 @@ aclError EnqueueOnStream(aclrtStream handle, const char* api, StreamTask task) {
 }
 
 aclError SynchronizeAllStreams(const char* api) {
-  std::vector<std::shared_ptr<Stream>> all;
+  std::vector<Ticketed> tickets;
   {
     std::lock_guard<std::mutex> lock(g_streams_mutex);
-    for (auto& entry : Streams()) all.push_back(entry.second);
-    if (g_default_stream) all.push_back(g_default_stream);
+    for (auto& stream : Streams().All()) tickets.push_back({stream, stream->Ticket()});
+    if (g_default_stream) tickets.push_back({g_default_stream, g_default_stream->Ticket()});
   }
-  aclError result = ACL_SUCCESS;
-  for (auto& stream : all) {
-    aclError status = SynchronizeOne(api, stream);
-    if (result == ACL_SUCCESS) result = status;
-  }
-  return result;
+  return WaitForTickets(api, tickets, -1);
 }
 
 void DestroyAllStreams() {
-  std::unordered_map<void*, std::shared_ptr<Stream>> streams;
+  std::vector<std::shared_ptr<Stream>> streams;
   std::shared_ptr<Stream> default_stream;
   {
     std::lock_guard<std::mutex> lock(g_streams_mutex);
-    streams.swap(Streams());
+    streams = Streams().TakeAll();
     default_stream.swap(g_default_stream);
   }
   // Destructors drain each queue and join its worker, outside the registry lock.
@@ -156,8 +241,8 @@ extern "C" aclError aclrtCreateStream(aclrtStream* stream) {
     return Fail(ACL_ERROR_BAD_ALLOC, "aclrtCreateStream: cannot create a stream: %s", error.what());
   }
   std::lock_guard<std::mutex> lock(oa::g_streams_mutex);
-  *stream = created.get();
-  oa::Streams().emplace(created.get(), std::move(created));
+  if (!oa::RuntimeInitialized()) return oa::NotInitialized("aclrtCreateStream");  // aclFinalize ran meanwhile
+  *stream = oa::Streams().Insert(std::move(created));
   return ACL_SUCCESS;
 }
 
@@ -167,11 +252,9 @@ extern "C" aclError aclrtDestroyStream(aclrtStream stream) {
   std::shared_ptr<oa::Stream> removed;
   {
     std::lock_guard<std::mutex> lock(oa::g_streams_mutex);
-    auto it = oa::Streams().find(stream);
-    if (it == oa::Streams().end()) return oa::UnknownStream("aclrtDestroyStream", stream);
-    removed = std::move(it->second);
-    oa::Streams().erase(it);
+    removed = oa::Streams().Remove(stream);
   }
+  if (!removed) return oa::UnknownStream("aclrtDestroyStream", stream);
   // Queued work still runs to completion (the destructor drains the queue), as in CANN.
   removed.reset();
   return ACL_SUCCESS;
@@ -179,13 +262,25 @@ extern "C" aclError aclrtDestroyStream(aclrtStream stream) {
 
 extern "C" aclError aclrtSynchronizeStream(aclrtStream stream) {
   OA_REQUIRE_INIT("aclrtSynchronizeStream");
-  std::shared_ptr<oa::Stream> found;
-  {
-    std::lock_guard<std::mutex> lock(oa::g_streams_mutex);
-    found = oa::FindLocked(stream);
+  return oa::SynchronizeOne("aclrtSynchronizeStream", stream, -1);
+}
+
+extern "C" aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) {
+  OA_REQUIRE_INIT("aclrtSynchronizeStreamWithTimeout");
+  if (timeout < -1) {
+    return Fail(ACL_ERROR_INVALID_PARAM,
+                "aclrtSynchronizeStreamWithTimeout: timeout must be -1 (wait for ever) or >= 0 ms, got %d", timeout);
   }
-  if (!found) return oa::UnknownStream("aclrtSynchronizeStream", stream);
-  return oa::SynchronizeOne("aclrtSynchronizeStream", found);
+  return oa::SynchronizeOne("aclrtSynchronizeStreamWithTimeout", stream, timeout);
+}
+
+extern "C" aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
+  OA_REQUIRE_INIT("aclrtStreamQuery");
+  if (status == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: status must not be null");
+  std::shared_ptr<oa::Stream> found;
+  if (aclError failed = oa::FindForCall("aclrtStreamQuery", stream, &found)) return failed;
+  *status = found->Done(found->Ticket()) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+  return ACL_SUCCESS;
 }
 
 extern "C" aclError aclrtSynchronizeDevice(void) {

@@ -24,6 +24,12 @@ cmake -S "$source_dir/examples/runtime_client" -B "$work/cmake_client" -G Ninja 
 cmake --build "$work/cmake_client" >/dev/null
 "$work/cmake_client/example_runtime_client"
 
+echo "== CMake find_package(openaclnn) client: events and address rebinding"
+cmake -S "$source_dir/examples/events_rebinding" -B "$work/cmake_events" -G Ninja \
+      -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake_events" >/dev/null
+"$work/cmake_events/example_events_rebinding"
+
 echo "== plain link line with CANN library names, under AddressSanitizer"
 c++ -std=c++17 -Wall -Wextra -Werror -fsanitize=address -fno-omit-frame-pointer -I"$prefix/include" \
     "$source_dir/examples/runtime_client/main.cpp" -L"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/asan_client"

@@ -44,12 +44,37 @@ struct BatchNormBackwardExecutor : aclOpExecutor {
   }
 };
 
-aclnnStatus Publish(const char* api, const BatchNormBackwardPlan& plan, uint64_t* workspace_size,
+// The tensors in signature order, for address rebinding: each wired to the plan field
+// that holds its address (the statistics the mode does not read are not wired).
+void BindTensors(const Arguments& a, BatchNormBackwardExecutor* exec) {
+  BatchNormBackwardPlan& p = exec->plan;
+  exec->DeclareTensors(7, 3);
+  exec->BindInput(0, a.grad_out, &p.big[kDy]);
+  exec->BindInput(1, a.input, &p.big[kX]);
+  exec->BindInput(2, a.weight, &p.weight.data);
+  if (a.training) {
+    exec->BindInput(3, a.running_mean);
+    exec->BindInput(4, a.running_var);
+    exec->BindInput(5, a.save_mean, &p.mean.data);
+    exec->BindInput(6, a.save_invstd, &p.spread.data);
+  } else {
+    exec->BindInput(3, a.running_mean, &p.mean.data);
+    exec->BindInput(4, a.running_var, &p.spread.data);
+    exec->BindInput(5, a.save_mean);
+    exec->BindInput(6, a.save_invstd);
+  }
+  exec->BindOutput(0, a.grad_input, &p.big[kDx]);
+  exec->BindOutput(1, a.grad_weight, &p.grad_weight.data);
+  exec->BindOutput(2, a.grad_bias, &p.grad_bias.data);
+}
+
+aclnnStatus Publish(const char* api, const Arguments& a, const BatchNormBackwardPlan& plan, uint64_t* workspace_size,
                     aclOpExecutor** executor) {
   auto exec = std::make_unique<BatchNormBackwardExecutor>();
   exec->plan = plan;
   exec->api = api;
   exec->workspace_size = plan.workspace_bytes;
+  BindTensors(a, exec.get());
   return PublishExecutor(std::move(exec), workspace_size, executor);
 }
 
@@ -115,7 +140,7 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
                       IsFloatingPoint16or32(t->dtype);
       return ok ? t : nullptr;
     };
-    return Publish(run_api, MakeEmptyPlan(zeroable(a.grad_weight, want[1]), zeroable(a.grad_bias, want[2])),
+    return Publish(run_api, a, MakeEmptyPlan(zeroable(a.grad_weight, want[1]), zeroable(a.grad_bias, want[2])),
                    workspace_size, executor);
   }
 
@@ -227,7 +252,7 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
   in.grad_input = grad_input;
   in.grad_weight = grad_weight;
   in.grad_bias = grad_bias;
-  return Publish(run_api, MakePlan(in, NumThreads()), workspace_size, executor);
+  return Publish(run_api, a, MakePlan(in, NumThreads()), workspace_size, executor);
 }
 
 }  // namespace

@@ -417,6 +417,9 @@ extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     exec->api = oa::kApi;
     exec->workspace_size = 0;  // the kernels keep their accumulators in registers
     oa::BuildPlan(*gradOut, scales, *gradInput, &exec->plan);
+    exec->DeclareTensors(1, 1);  // for address rebinding
+    exec->BindInput(0, gradOut, &exec->plan.grad_out);
+    exec->BindOutput(0, gradInput, &exec->plan.grad_input);
     return oa::PublishExecutor(std::move(exec), workspaceSize, executor);
   });
 }
