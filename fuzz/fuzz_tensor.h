@@ -13,7 +13,7 @@
 #include "core/dtype.h"
 #include "core/handles.h"
 #include "fuzz_input.h"
-#include "fuzz_values.h"
+#include "support/float_coding.h"
 
 class FuzzTensor {
  public:

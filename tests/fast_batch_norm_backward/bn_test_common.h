@@ -119,13 +119,7 @@ struct HostTensor {
   double Get(int64_t i) const { return Elements().Value(i); }
   void Set(int64_t i, double v) {
     char* p = static_cast<char*>(buffer->data()) + buffer->offsets()[i] * ElementSize(dtype);
-    const float f = static_cast<float>(v);
-    if (dtype == ACL_FLOAT) {
-      std::memcpy(p, &f, 4);
-    } else {
-      const uint16_t bits = dtype == ACL_FLOAT16 ? oa::FloatToHalf(f) : oa::FloatToBf16(f);
-      std::memcpy(p, &bits, 2);
-    }
+    EncodeValue(v, dtype, reinterpret_cast<unsigned char*>(p));  // rounded once, independently of the library
   }
 };
 
@@ -307,32 +301,10 @@ inline Reference ComputeReference(const Problem& p) {
   return ref;
 }
 
-// Round-to-nearest-even of a double to a format with `precision` significant bits, whose
-// smallest quantum is 2^min_quantum_exp and largest finite value max_finite. Written with
-// frexp/nearbyint, independently of the library's conversions.
-struct FormatSpec {
-  int precision;
-  int min_quantum_exp;
-  double max_finite;
-};
-inline FormatSpec SpecOf(aclDataType dt) {
-  if (dt == ACL_FLOAT16) return {11, -24, 65504.0};
-  if (dt == ACL_BF16) return {8, -133, 3.38953138925153547590470800371487867e38};
-  return {24, -149, 3.40282346638528859811704183484516925e38};
-}
-inline int QuantumExp(double v, const FormatSpec& f) {
-  int e = 0;
-  std::frexp(v, &e);  // |v| in [2^(e-1), 2^e)
-  return std::max(e - f.precision, f.min_quantum_exp);
-}
-inline double RoundOnce(double v, aclDataType dt) {
-  if (v == 0.0 || !std::isfinite(v)) return v;
-  const FormatSpec f = SpecOf(dt);
-  const int q = QuantumExp(v, f);
-  const double rounded = std::ldexp(std::nearbyint(std::ldexp(v, -q)), q);
-  if (std::fabs(rounded) > f.max_finite) return std::copysign(INFINITY, v);
-  return rounded;
-}
+// Round-to-nearest-even of a double to the dtype, written independently of the library's
+// conversions (support/float_coding.h).
+inline double RoundOnce(double v, aclDataType dt) { return RoundToFormat(v, dt); }
+
 // "Computed in float64 and rounded once" made precise: our float64 evaluation (and the
 // long-double reference) are exact to within kEvaluationRelative of the size of the terms an
 // output is made of (`scale`: sums of magnitudes, so cancellation is accounted for); an

@@ -1,6 +1,6 @@
 // Comparison helpers for results in fp32/fp16/bf16/fp64: bitwise equality, ULP distance,
 // max abs error against a float64 reference, and "ours no worse than torch".
-// The 16-bit decoders here are written independently of src/core/half.h (ldexp-based),
+// The 16-bit decoders (support/float_coding.h) are written independently of src/core/half.h,
 // so a check never rests on the conversion code it may be checking.
 #pragma once
 
@@ -15,6 +15,8 @@
 #include <limits>
 #include <string>
 #include <vector>
+
+#include "support/float_coding.h"
 
 namespace support {
 
@@ -34,22 +36,8 @@ inline const char* FormatName(Format format) {
   return "?";
 }
 
-inline double HalfBitsToDouble(uint16_t bits) {
-  const double sign = (bits & 0x8000u) ? -1.0 : 1.0;
-  const int exponent = (bits >> 10) & 0x1F;
-  const int mantissa = bits & 0x3FF;
-  if (exponent == 0x1F) return mantissa ? std::copysign(std::numeric_limits<double>::quiet_NaN(), sign)
-                                        : sign * std::numeric_limits<double>::infinity();
-  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(1024 + mantissa, exponent - 25);
-}
-
-inline double Bf16BitsToDouble(uint16_t bits) {
-  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &wide, sizeof value);
-  return value;
-}
+inline double HalfBitsToDouble(uint16_t bits) { return SixteenBitsToDouble(bits, ACL_FLOAT16); }
+inline double Bf16BitsToDouble(uint16_t bits) { return SixteenBitsToDouble(bits, ACL_BF16); }
 
 // A read-only run of elements of one format; `offsets` (optional) maps logical index i to
 // the element at data[offsets[i]] (strided views, see strided.h).

@@ -19,6 +19,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
 #include "core/half.h"
+#include "support/float_coding.h"
 
 namespace upsample_test {
 
@@ -134,8 +135,8 @@ class HostTensor {
   float ValueAt(int64_t position) const {
     const uint32_t bits = BitsAt(position);
     if (dtype_ == ACL_FLOAT) return oa::FloatFromBits(bits);
-    if (dtype_ == ACL_FLOAT16) return oa::HalfToFloat(static_cast<uint16_t>(bits));
-    return oa::Bf16ToFloat(static_cast<uint16_t>(bits));
+    // Decoded independently of the library's conversions (support/float_coding.h).
+    return static_cast<float>(SixteenBitsToDouble(static_cast<uint16_t>(bits), dtype_));
   }
   // Fills every byte of the storage (gaps included) with a marker.
   void FillBytes(uint8_t value) { std::fill(storage_.begin(), storage_.end(), value); }
@@ -161,11 +162,11 @@ class HostTensor {
   aclTensor* handle_ = nullptr;
 };
 
-// Rounds a float to the dtype (round to nearest even) and returns the bits.
+// Rounds a float to the dtype (round to nearest even) and returns the bits, independently
+// of the library's conversions (support/float_coding.h).
 inline uint32_t RoundToBits(float value, aclDataType dtype) {
   if (dtype == ACL_FLOAT) return oa::FloatBits(value);
-  if (dtype == ACL_FLOAT16) return oa::FloatToHalf(value);
-  return oa::FloatToBf16(value);
+  return DoubleToSixteenBits(value, dtype);
 }
 
 // Random values in [-1, 1), each exactly representable in the dtype (splitmix64: fast

@@ -1,5 +1,6 @@
 // fp32 / fp16 / bf16 values coded bit by bit with frexp/ldexp, independently of the
-// library's conversions (the fuzzers' numeric checks must not trust the code they check).
+// library's conversions (src/core/half.h): a check must not trust the code it checks.
+// Shared by the tests (through support/compare.h) and the fuzzers; no gtest here.
 #pragma once
 
 #include <cmath>
@@ -34,14 +35,10 @@ inline double RoundToFormat(double value, aclDataType dtype) {
   return std::fabs(rounded) > f.max_finite ? std::copysign(INFINITY, value) : rounded;
 }
 
-inline double DecodeValue(const unsigned char* p, aclDataType dtype) {
-  if (dtype == ACL_FLOAT) {
-    float value;
-    std::memcpy(&value, p, 4);
-    return value;
-  }
-  uint16_t bits;
-  std::memcpy(&bits, p, 2);
+inline void EncodeValue(double value, aclDataType dtype, unsigned char* p);
+
+// The value of 16-bit fp16 or bf16 bits.
+inline double SixteenBitsToDouble(uint16_t bits, aclDataType dtype) {
   const FloatFormat f = FormatOf(dtype);
   const int mantissa_bits = f.precision - 1, bias = (1 << (f.exponent_bits - 1)) - 1;
   const int exponent = (bits >> mantissa_bits) & ((1 << f.exponent_bits) - 1);
@@ -50,6 +47,27 @@ inline double DecodeValue(const unsigned char* p, aclDataType dtype) {
   if (exponent == (1 << f.exponent_bits) - 1) return mantissa ? NAN : sign * INFINITY;
   if (exponent == 0) return sign * std::ldexp(mantissa, 1 - bias - mantissa_bits);
   return sign * std::ldexp(mantissa + (1 << mantissa_bits), exponent - bias - mantissa_bits);
+}
+
+inline double DecodeValue(const unsigned char* p, aclDataType dtype) {
+  if (dtype == ACL_FLOAT) {
+    float value;
+    std::memcpy(&value, p, 4);
+    return value;
+  }
+  uint16_t bits;
+  std::memcpy(&bits, p, 2);
+  return SixteenBitsToDouble(bits, dtype);
+}
+
+// fp16 or bf16 bits of value rounded once (to nearest even); NaN becomes a quiet NaN.
+inline uint16_t DoubleToSixteenBits(double value, aclDataType dtype) {
+  if (std::isnan(value)) return dtype == ACL_BF16 ? 0x7FC0 : 0x7E00;
+  unsigned char bytes[2];
+  EncodeValue(value, dtype, bytes);
+  uint16_t bits;
+  std::memcpy(&bits, bytes, 2);
+  return bits;
 }
 
 // Writes value rounded once to the dtype (finite values and +-0 only).
