@@ -4,7 +4,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: help deps deps-minimal deps-fuzz demo test test-all test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
+.PHONY: help deps deps-minimal deps-fuzz demo test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
 
 help:
 	@echo "make demo   - build and run the example programs (prints what they compute)"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-large - the slow tier (large problems)"
 	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe"
 	@echo "make fuzz   - every libFuzzer target for FUZZ_SECONDS (default 60) each, ASan+UBSan"
+	@echo "make mutation-check - apply small realistic bugs one at a time; every one must make a test fail"
 
 deps:
 	@scripts/install-deps.sh
@@ -94,6 +95,10 @@ fuzz: deps-fuzz
 	      $$scratch fuzz/corpus/$$name >build/fuzz/$$name.log 2>&1 || { tail -n 40 build/fuzz/$$name.log; exit 1; }; \
 	  grep -E "^Done|^stat::number_of_executed_units" build/fuzz/$$name.log; \
 	done
+
+# On demand, not in CI: rebuilds the kernels once per mutation (see docs/testing.md).
+mutation-check: deps
+	scripts/mutation-check.py $(MUTATION_ARGS)
 
 clean:
 	rm -rf build

@@ -3,7 +3,7 @@
 # probed at configure time, best first): `<target>` on the best one, then `<target>.<NAME>`
 # for each other (`.baseline` for the portable one). NO_BASELINE registers the best target
 # only (tests whose code does not depend on the target, or that force every target
-# themselves). Each binary gets tests/support/simd_target_check.cpp, which fails the run
+# themselves). Each binary links tests/support/simd_target_check.cpp, which fails the run
 # unless dispatch really uses the target its registration names.
 # Labels in use: unit (no torch; also built with sanitizers), oracle (compares with
 # libtorch), threads (ThreadSanitizer build), large (slow tier, run by `make test-large`).
@@ -25,13 +25,17 @@ if(NOT DEFINED OPENACLNN_TEST_SIMD_TARGETS)
 endif()
 message(STATUS "openaclnn: kernel tests run on the SIMD targets ${OPENACLNN_TEST_SIMD_TARGETS}")
 
+# Compiled once; an object library's objects go into each executable itself (not through an
+# archive), so the check's static registration cannot be dropped by the linker.
+add_library(openaclnn_simd_target_check OBJECT ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp)
+target_link_libraries(openaclnn_simd_target_check PUBLIC openaclnn_internal GTest::gtest)
+
 function(openaclnn_add_test target)
   cmake_parse_arguments(T "NO_BASELINE" "TIMEOUT" "LABELS;ARGS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
-  target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp)
-  target_link_libraries(${target} PRIVATE openaclnn_internal GTest::gtest)
+  target_link_libraries(${target} PRIVATE openaclnn_simd_target_check)
   list(GET OPENACLNN_TEST_SIMD_TARGETS 0 best)
   add_test(NAME ${target} COMMAND ${target} ${T_ARGS})
   set_tests_properties(${target} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}

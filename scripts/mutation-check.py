@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Mutation smoke test: does the suite fail when the code is subtly wrong?
+
+Applies a fixed list of small, realistic mutations one at a time to a scratch copy of the
+tree (build/mutation/tree), rebuilds only what changed (build/mutation/build, Ninja), runs
+the tests that should notice, and prints which tests caught each mutation. Exits non-zero
+if any mutation survives. Run with `make mutation-check` (not part of CI: it rebuilds the
+kernels once per mutation). `--only NAME` runs selected mutations; `--list` lists them.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, "build", "mutation")
+TREE = os.path.join(WORK, "tree")
+BUILD = os.path.join(WORK, "build")
+
+UPSAMPLE = "src/ops/upsample_nearest_exact3d_backward/"
+BATCH_NORM = "src/ops/fast_batch_norm_backward/"
+UPSAMPLE_TESTS = r"^upsample_(reference|oracle|plan|api_cases)_test"
+BN_TESTS = r"^(batch_norm_backward_|numeric_edges_test)"
+
+# name, what it models, file, exact text, replacement, ctest -R regex of the tests to run
+MUTATIONS = [
+    ("upsample-sum-order", "x2 along W adds (even + odd) first: another float summation order",
+     UPSAMPLE + "upsample_nearest_exact3d_backward_kernels.cpp",
+     "acc[q] = hn::Add(hn::Add(acc[q], even), odd);",
+     "acc[q] = hn::Add(acc[q], hn::Add(even, odd));", UPSAMPLE_TESTS),
+    ("upsample-sum-order-not-avx512", "the same reordering on every target but AVX-512",
+     UPSAMPLE + "upsample_nearest_exact3d_backward_kernels.cpp",
+     "acc[q] = hn::Add(hn::Add(acc[q], even), odd);",
+     "acc[q] = HWY_TARGET == HWY_AVX3 ? hn::Add(hn::Add(acc[q], even), odd) : hn::Add(acc[q], hn::Add(even, odd));",
+     UPSAMPLE_TESTS),
+    ("upsample-index-in-double", "source index computed in double instead of PyTorch's float",
+     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     "const float source = std::floor(static_cast<float>((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio)));",
+     "const double source = std::floor((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio));",
+     UPSAMPLE_TESTS),
+    ("upsample-boundary-off-by-one", "an on-demand index boundary uses > instead of >=",
+     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     "return o >= out_ || RawSource(o) >= static_cast<double>(i);",
+     "return o >= out_ || RawSource(o) > static_cast<double>(i);", UPSAMPLE_TESTS),
+    ("upsample-partition-drops-rows", "the thread partition forgets the remainder rows",
+     UPSAMPLE + "upsample_nearest_exact3d_backward_kernels.cpp",
+     "const int64_t last_row = first_row + base + (task < extra ? 1 : 0);",
+     "const int64_t last_row = first_row + base;", UPSAMPLE_TESTS),
+    ("upsample-self-overlap-check-removed", "a self-overlapping gradInput is accepted",
+     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     "OA_CHECK(self_overlap == Overlap::kNo, ACLNN_ERR_PARAM_INVALID,",
+     "OA_CHECK(self_overlap != Overlap::kYes || true, ACLNN_ERR_PARAM_INVALID,", UPSAMPLE_TESTS),
+    ("upsample-format-labels", "only the channels-last distinction of labels is compared",
+     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     "OA_CHECK(gradOut->format == gradInput->format, ACLNN_ERR_PARAM_INVALID,",
+     "OA_CHECK(IsChannelsLast(*gradOut) == IsChannelsLast(*gradInput), ACLNN_ERR_PARAM_INVALID,", UPSAMPLE_TESTS),
+    ("bn-biased-count", "training divides the sums by m - 1 (a biased count)",
+     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     "const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);",
+     "const double inv_m = 1.0 / static_cast<double>(plan.reduce_size - 1);", BN_TESTS),
+    ("bn-weight-dropped-rows-layout", "the packed rows (channels-last) layout forgets the weight",
+     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     "ws.lane_scale[lane] = ws.scale[c];",
+     "ws.lane_scale[lane] = ws.invstd[c];", BN_TESTS),
+    ("bn-lane-mapping-avx2", "channels-last lanes shifted by one channel, on AVX2 only",
+     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     "const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,",
+     "const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin + (HWY_TARGET == HWY_AVX2 && n > 1), ws.lane_slope_f + lane_begin,",
+     BN_TESTS),
+    ("bn-round-to-odd-residual-in-f32", "the f64 -> f32 residual is demoted before its sign is read",
+     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     "const auto direction = DemoteToFloat(hn::IfThenElseZero(inexact_wide, hn::CopySign(hn::Set(d, 1.0), residual)));",
+     "const auto direction = DemoteToFloat(residual); (void)inexact_wide;", BN_TESTS),
+    ("bn-scalar-saturating-demote", "the scalar target saturates f64 -> f32 overflow to FLT_MAX",
+     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     "return hn::Set(DF(), static_cast<float>(hn::GetLane(v)));",
+     "return hn::DemoteTo(DF(), v);", BN_TESTS),
+    ("bn-format-labels", "batch norm accepts every non-private format label",
+     BATCH_NORM + "aclnn_fast_batch_norm_backward.cpp",
+     "OA_CHECK(IsBatchNormFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,",
+     "OA_CHECK(!IsPrivateFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,", BN_TESTS),
+    ("overlap-equal-strides-not-summed", "the overlap search keeps one of two equal strides",
+     "src/core/overlap.cpp",
+     "(*merged)[coefficient] += reach;",
+     "(*merged)[coefficient] = std::max((*merged)[coefficient], reach);", r"^(overlap_test|batch_norm_backward_reference_test|upsample_reference_test)"),
+    ("runtime-memcpy-bound-removed", "aclrtMemcpy no longer checks count against destMax",
+     "src/runtime/memory.cpp",
+     "  if (count > destMax) {",
+     "  if (false) {", r"^(runtime_api_test|runtime_threads_test|stream_test)"),
+    ("executor-workspace-check-removed", "phase 2 accepts a workspace smaller than booked",
+     "src/core/executor.cpp",
+     "if (workspace_size < owned->workspace_size) {",
+     "if (false) {", r"^(runtime_api_test|batch_norm_backward_api_test)"),
+]
+
+
+def run(command, cwd, capture=True):
+    return subprocess.run(command, cwd=cwd, shell=True, text=True, capture_output=capture)
+
+
+def prepare():
+    """Copies the working tree (tracked and untracked, not ignored) and configures once."""
+    os.makedirs(WORK, exist_ok=True)
+    files = run("git ls-files -co --exclude-standard -z", ROOT).stdout.split("\0")
+    if os.path.isdir(TREE):
+        shutil.rmtree(TREE)
+    for name in filter(None, files):
+        source = os.path.join(ROOT, name)
+        if not os.path.isfile(source):
+            continue
+        target = os.path.join(TREE, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy2(source, target)
+    if not os.path.isfile(os.path.join(BUILD, "build.ninja")):
+        configure = (f"cmake -S {TREE} -B {BUILD} -G Ninja -DCMAKE_BUILD_TYPE=Release "
+                     "-DOPENACLNN_BUILD_BENCH=OFF -DOPENACLNN_BUILD_EXAMPLES=OFF -DOPENACLNN_WITH_TORCH=ON")
+        result = run(configure, ROOT)
+        if result.returncode:
+            sys.exit("configure failed:\n" + result.stdout + result.stderr)
+    print("building the unmutated tree ...", flush=True)
+    build = run(f"cmake --build {BUILD}", ROOT)
+    if build.returncode:
+        sys.exit("the unmutated tree does not build:\n" + build.stdout[-4000:])
+
+
+def failing_tests(regex):
+    result = run(f"ctest --test-dir {BUILD} -LE large -R '{regex}' -j2 --timeout 300", ROOT)
+    failed = re.findall(r"^\s*\d+ - (\S+) \(", result.stdout, re.MULTILINE)
+    ran = re.search(r"tests failed out of (\d+)", result.stdout)
+    return failed, int(ran.group(1)) if ran else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", action="append", default=[], help="run only this mutation (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    args = parser.parse_args()
+    selected = [m for m in MUTATIONS if not args.only or m[0] in args.only]
+    if args.list:
+        for name, what, *_ in MUTATIONS:
+            print(f"{name:38} {what}")
+        return 0
+    prepare()
+    baseline_failures = set()
+    for regex in sorted({m[5] for m in selected}):
+        failed, _ = failing_tests(regex)
+        baseline_failures.update(failed)
+    if baseline_failures:
+        sys.exit("tests fail before any mutation: " + ", ".join(sorted(baseline_failures)))
+
+    rows, survivors = [], []
+    for name, what, path, old, new, regex in selected:
+        file_path = os.path.join(TREE, path)
+        original = open(file_path).read()
+        if original.count(old) != 1:
+            sys.exit(f"{name}: the text to mutate is not found exactly once in {path} (update the list)")
+        open(file_path, "w").write(original.replace(old, new))
+        try:
+            build = run(f"cmake --build {BUILD}", ROOT)
+            if build.returncode:
+                caught = ["(does not compile)"]
+            else:
+                failed, ran = failing_tests(regex)
+                caught = failed
+        finally:
+            open(file_path, "w").write(original)
+        rows.append((name, what, caught))
+        if not caught:
+            survivors.append(name)
+        print(f"{name:38} {'CAUGHT by ' + ', '.join(caught) if caught else 'SURVIVED'}", flush=True)
+    run(f"cmake --build {BUILD}", ROOT)  # leave the scratch build unmutated
+
+    print("\n| mutation | what it models | caught by |\n|---|---|---|")
+    for name, what, caught in rows:
+        print(f"| `{name}` | {what} | {', '.join(caught) if caught else '**survived**'} |")
+    print(f"\n{len(rows) - len(survivors)} of {len(rows)} mutations caught")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
