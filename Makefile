@@ -76,9 +76,10 @@ bench: deps
 	  echo; echo "=== $$(basename $$benchmark)"; "$$benchmark" $(BENCH_ARGS); \
 	done
 
-# Each fuzzer first replays the inputs of past findings (fuzz/regressions/<name>/), then
-# fuzzes for FUZZ_SECONDS from its committed seed corpus (fuzz/corpus/<name>/); new inputs
-# go to a scratch folder, findings to build/fuzz/. Any finding fails the target.
+# Each fuzzer first replays the inputs of past findings (fuzz/regressions/<name>/) on every
+# SIMD target, then fuzzes for FUZZ_SECONDS from its committed seed corpus
+# (fuzz/corpus/<name>/), each input on the target its last byte picks; new inputs go to a
+# scratch folder, findings to build/fuzz/. Any finding fails the target.
 FUZZ_SECONDS ?= 60
 fuzz: deps-fuzz
 	cmake --preset fuzz >/dev/null
@@ -88,7 +89,7 @@ fuzz: deps-fuzz
 	  scratch=build/fuzz/corpus/$$name; mkdir -p $$scratch fuzz/corpus/$$name; \
 	  if [ -n "$$(ls fuzz/regressions/$$name 2>/dev/null)" ]; then \
 	    echo "=== $$name: replaying fuzz/regressions/$$name"; \
-	    "$$fuzzer" fuzz/regressions/$$name/* >build/fuzz/$$name.replay.log 2>&1 || { cat build/fuzz/$$name.replay.log; exit 1; }; \
+	    OPENACLNN_FUZZ_EVERY_TARGET=1 "$$fuzzer" fuzz/regressions/$$name/* >build/fuzz/$$name.replay.log 2>&1 || { cat build/fuzz/$$name.replay.log; exit 1; }; \
 	  fi; \
 	  echo "=== $$name: fuzzing for $(FUZZ_SECONDS) s"; \
 	  "$$fuzzer" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ \

@@ -56,9 +56,8 @@ void CheckInferenceValues(const FuzzTensor& grad_out, const FuzzTensor& weight, 
 }
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (!g_runtime_ready) return 0;
-  SelectSimdTarget(data, size);
+namespace {
+void FuzzOnce(const uint8_t* data, size_t size) {
   FuzzInput input(data, size);
   const aclDataType dtype = PickDtype(input);
   const uint64_t rank = 2 + input.Below(7);
@@ -146,5 +145,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   grad_bias.CheckOnlyViewWritten(requested[2]);
   aclDestroyBoolArray(mask);
   aclGetRecentErrMsg();
-  return 0;
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (!g_runtime_ready) return 0;
+  return RunOnSimdTargets(data, size, [&] { FuzzOnce(data, size); });
 }

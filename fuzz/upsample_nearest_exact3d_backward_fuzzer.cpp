@@ -37,9 +37,8 @@ std::vector<int64_t> Sizes(FuzzInput& input, const aclTensor* tensor, bool spati
 }
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (!g_runtime_ready) return 0;
-  SelectSimdTarget(data, size);
+namespace {
+void FuzzOnce(const uint8_t* data, size_t size) {
   FuzzInput input(data, size);
   const aclDataType dtype = PickDtype(input);
   const aclFormat format = input.Below(3) == 0 ? ACL_FORMAT_NDHWC : ACL_FORMAT_NCDHW;
@@ -92,5 +91,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   aclDestroyIntArray(output_array);
   aclDestroyIntArray(input_array);
   aclGetRecentErrMsg();
-  return 0;
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (!g_runtime_ready) return 0;
+  return RunOnSimdTargets(data, size, [&] { FuzzOnce(data, size); });
 }
