@@ -200,14 +200,15 @@ class FuzzTensor {
 
 inline std::vector<double> FuzzTensor::Values() const {
   std::vector<double> values;
-  if (!IsCodedDtype(dtype_)) return values;
+  if (!IsCodedDtype(dtype_) || ElementCount() > kMaxRunElements) return values;
   const unsigned char* base = static_cast<const unsigned char*>(const_cast<FuzzTensor*>(this)->Data());
   for (int64_t element : ElementOffsets()) values.push_back(DecodeValue(base + element * element_size_, dtype_));
   return values;
 }
 
 inline void FuzzTensor::SetAll(const std::function<double(int64_t)>& value_of) {
-  if (!IsCodedDtype(dtype_)) return;  // other dtypes are rejected by the operators anyway
+  // Other dtypes are rejected by the operators anyway; a huge broadcast view is left as is.
+  if (!IsCodedDtype(dtype_) || ElementCount() > kMaxRunElements) return;
   unsigned char* base = static_cast<unsigned char*>(Data());
   const std::vector<int64_t> offsets = ElementOffsets();
   for (size_t k = 0; k < offsets.size(); ++k) EncodeValue(value_of(static_cast<int64_t>(k)), dtype_, base + offsets[k] * element_size_);
