@@ -333,6 +333,17 @@ struct UpsampleNearestExact3dBackwardExecutor : aclOpExecutor {
                 [&fixed](int64_t task) { RunUpsampleNearestExact3dBackwardTask(fixed, task); });
     return {};
   }
+
+  std::string PlanSummary() const override {
+    static const char* const kKernelNames[] = {"nothing", "rows_along_w", "channels_last", "strided"};
+    static const char* const kWidthNames[] = {"identity", "double", "window", "segments", "gather"};
+    std::string summary = kKernelNames[static_cast<int>(plan.kernel)];
+    if (plan.kernel == UpsampleKernel::kRowsAlongW) {
+      summary += std::string("/") + kWidthNames[static_cast<int>(plan.width_pattern)];
+    }
+    return summary + "/tasks=" + std::to_string(plan.num_tasks);
+  }
+  int PlanThreads() const override { return plan.num_threads; }
 };
 
 }  // namespace
@@ -417,7 +428,7 @@ extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     exec->api = oa::kApi;
     exec->workspace_size = 0;  // the kernels keep their accumulators in registers
     oa::BuildPlan(*gradOut, scales, *gradInput, &exec->plan);
-    exec->DeclareTensors(1, 1);  // for address rebinding
+    exec->DeclareTensors({"gradOut"}, {"gradInput"});  // for address rebinding and the verbose log
     exec->BindInput(0, gradOut, &exec->plan.grad_out);
     exec->BindOutput(0, gradInput, &exec->plan.grad_input);
     return oa::PublishExecutor(std::move(exec), workspaceSize, executor);
