@@ -420,8 +420,9 @@ extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize, double scalesD,
     double scalesH, double scalesW, aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor) {
   const double scales[3] = {scalesD, scalesH, scalesW};
-  // CatchAll: running out of host memory while planning is a status, as in every operator.
-  return oa::CatchAll(oa::kApi, [&]() -> aclnnStatus {
+  // CatchAll: running out of host memory while planning is a status, as in every operator,
+  // and the verbose log names the phase-1 function.
+  return oa::CatchAll("aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", [&]() -> aclnnStatus {
     const aclnnStatus status = oa::Validate(gradOut, outputSize, inputSize, scales, gradInput, workspaceSize, executor);
     if (status != ACLNN_SUCCESS) return status;
     auto exec = std::make_unique<oa::UpsampleNearestExact3dBackwardExecutor>();
