@@ -60,7 +60,7 @@ aclnnStatus CatchAll(const char* api, const Body& body) noexcept {
   if (VerboseLevel() < 2) return CatchExceptions(api, body);
   const auto start = std::chrono::steady_clock::now();
   const aclnnStatus status = CatchExceptions(api, body);
-  LogPhase1(api, status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  LogPhase1(api, status, SecondsSince(start));
   return status;
 }
 

@@ -98,10 +98,6 @@ std::string VerboseFields(const aclOpExecutor& executor) {
          tensors + "," + std::to_string(executor.workspace_size);
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The stream task of one launch. Only while the log is on (and the call was planned with
 // it on) does it read the clock and write an exec line.
 StreamTask MakeRunTask(std::shared_ptr<aclOpExecutor> owned, void* workspace, std::vector<char*> addresses) {
@@ -111,8 +107,7 @@ StreamTask MakeRunTask(std::shared_ptr<aclOpExecutor> owned, void* workspace, st
   return [owned, workspace, addresses]() {
     const auto start = std::chrono::steady_clock::now();
     std::string failure = RunWithAddresses(owned.get(), workspace, addresses);
-    WriteVerboseLine("exec", std::string(owned->api) + "," + owned->verbose_fields + "," +
-                                 VerboseMicroseconds(SecondsSince(start)));
+    LogExecution(owned->api, owned->verbose_fields, SecondsSince(start));
     return failure;
   };
 }

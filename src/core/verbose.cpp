@@ -44,6 +44,13 @@ int LogDescriptor() {
   return descriptor;
 }
 
+// Microseconds with two decimals ("12.34").
+std::string Microseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", seconds * 1e6);
+  return text;
+}
+
 std::string JoinDims(const std::vector<int64_t>& values) {
   if (values.empty()) return "-";
   std::string text;
@@ -53,14 +60,6 @@ std::string JoinDims(const std::vector<int64_t>& values) {
   }
   return text;
 }
-
-thread_local std::string t_planned_fields;  // the call this thread's phase 1 is planning
-
-}  // namespace
-
-int VerboseLevel() { return Level().load(std::memory_order_relaxed); }
-
-void SetVerboseLevelForTesting(int level) { Level().store(level, std::memory_order_relaxed); }
 
 void WriteVerboseLine(const char* kind, const std::string& fields) {
   std::string line = std::string("openaclnn_verbose,") + kind + "," + fields;
@@ -80,22 +79,35 @@ void WriteVerboseLine(const char* kind, const std::string& fields) {
   }
 }
 
+thread_local std::string t_planned_fields;  // the call this thread's phase 1 is planning
+
+}  // namespace
+
+int VerboseLevel() { return Level().load(std::memory_order_relaxed); }
+
+void SetVerboseLevelForTesting(int level) { Level().store(level, std::memory_order_relaxed); }
+
 std::string VerboseTensor(const char* name, const aclTensor& tensor) {
   return std::string(name) + ":" + DataTypeName(tensor.dtype) + ":" + FormatName(tensor.format) + ":" +
          JoinDims(tensor.view_dims) + ":" + JoinDims(tensor.strides);
 }
 
-std::string VerboseMicroseconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", seconds * 1e6);
-  return text;
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void LogExecution(const char* api, const std::string& fields, double seconds) noexcept {
+  try {
+    WriteVerboseLine("exec", std::string(api) + "," + fields + "," + Microseconds(seconds));
+  } catch (...) {  // out of memory for the line: the run's own result matters more
+  }
 }
 
 void LogRejectedCall(const char* api, aclnnStatus status) noexcept {
   if (VerboseLevel() < 2) return;
   try {
     WriteVerboseLine("reject", std::string(api) + "," + std::to_string(status) + "," + NewestErrorMessage());
-  } catch (...) {  // out of memory for the line: the call's own status matters more
+  } catch (...) {  // as in LogExecution
   }
 }
 
@@ -108,7 +120,7 @@ void LogPhase1(const char* api, aclnnStatus status, double seconds) noexcept {
     LogRejectedCall(api, status);
   } else if (!t_planned_fields.empty()) {
     try {
-      WriteVerboseLine("plan", std::string(api) + "," + t_planned_fields + "," + VerboseMicroseconds(seconds));
+      WriteVerboseLine("plan", std::string(api) + "," + t_planned_fields + "," + Microseconds(seconds));
     } catch (...) {  // as in LogRejectedCall
     }
   }

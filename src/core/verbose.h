@@ -6,6 +6,7 @@
 // an integer at each call.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -18,17 +19,18 @@ int VerboseLevel();
 // Tests switch levels within one process; the environment variable is for everyone else.
 void SetVerboseLevelForTesting(int level);
 
-// Writes `kind` and `fields` as one line with one write() call (whole lines, even when
-// several streams log at once) to OPENACLNN_VERBOSE_FILE, or stderr.
-void WriteVerboseLine(const char* kind, const std::string& fields);
-
-// "gradOut:f32:NCDHW:1x2x4x4x4:128x64x16x4x1" — the compact form of a tensor in a line
+// "gradOut:float32:NCDHW:1x2x4x4x4:128x64x16x4x1" — the compact form of a tensor in a line
 // (dims and strides joined by 'x', a 0-D tensor shows "-").
 std::string VerboseTensor(const char* name, const aclTensor& tensor);
 
-// Microseconds with two decimals ("12.34").
-std::string VerboseMicroseconds(double seconds);
+// Time from `start` to now (the plan and exec lines' time).
+double SecondsSince(std::chrono::steady_clock::time_point start);
 
+// The lines. Each is written whole with one write() call (lines from concurrent streams
+// never interleave) to OPENACLNN_VERBOSE_FILE, or stderr; a line that cannot be made or
+// written is dropped, never turned into a failure of the call it describes.
+// An exec line: `fields` from phase 1, then the run's time.
+void LogExecution(const char* api, const std::string& fields, double seconds) noexcept;
 // The verbose end of a failed phase-1 or phase-2 call: at level 2, a reject line with the
 // status and the newest error message (left in place for aclGetRecentErrMsg).
 void LogRejectedCall(const char* api, aclnnStatus status) noexcept;

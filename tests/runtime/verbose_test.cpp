@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
 #include "core/simd.h"
 #include "core/verbose.h"
+#include "support/random_fill.h"
 #include "test_runtime.h"
 
 using ::testing::HasSubstr;
@@ -45,10 +45,8 @@ struct LogLine {
 };
 
 std::vector<float> Random(size_t count, unsigned seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> distribution(-1.0f, 1.0f);
   std::vector<float> values(count);
-  for (float& v : values) v = distribution(generator);
+  support::FillUniform(values.data(), static_cast<int64_t>(count), seed);
   return values;
 }
 
