@@ -68,7 +68,8 @@ std::string BuildSystemReport() {
 
 extern "C" aclError aclrtGetVersion(int32_t* majorVersion, int32_t* minorVersion, int32_t* patchVersion) {
   if (majorVersion == nullptr || minorVersion == nullptr || patchVersion == nullptr) {
-    return oa::Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetVersion: majorVersion, minorVersion and patchVersion must not be null");
+    return oa::Fail(ACL_ERROR_INVALID_PARAM,
+                    "aclrtGetVersion: majorVersion, minorVersion and patchVersion must not be null");
   }
   *majorVersion = OPENACLNN_VERSION_MAJOR;
   *minorVersion = OPENACLNN_VERSION_MINOR;
