@@ -4,13 +4,14 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: help deps deps-minimal deps-fuzz demo test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
+.PHONY: help deps deps-minimal deps-package deps-fuzz demo package test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
 
 help:
 	@echo "make demo   - build and run the example programs (prints what they compute)"
 	@echo "make test   - build and run the whole test suite: release (with the PyTorch oracle),"
 	@echo "              AddressSanitizer+UBSan unit tests, ThreadSanitizer stream tests"
 	@echo "make test-large - the slow tier (large problems)"
+	@echo "make package - Debian packages openaclnn and openaclnn-dev in build/packages/"
 	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe"
 	@echo "make fuzz   - every libFuzzer target for FUZZ_SECONDS (default 60) each, ASan+UBSan"
 	@echo "make mutation-check - apply small realistic bugs one at a time; every one must make a test fail"
@@ -20,6 +21,9 @@ deps:
 
 deps-minimal:
 	@scripts/install-deps.sh --minimal
+
+deps-package:
+	@scripts/install-deps.sh --package
 
 deps-fuzz:
 	@scripts/install-deps.sh --with-fuzz
@@ -32,6 +36,14 @@ demo: deps-minimal
 	  [ -x "$$example" ] || continue; \
 	  echo; echo "=== $$(basename $$example)"; "$$example"; \
 	done
+
+# Debian packages from the demo build (the library, its tool and examples; no tests):
+# build/packages/openaclnn_<version>_<arch>.deb and openaclnn-dev_<version>_<arch>.deb.
+package: deps-package
+	cmake --preset demo >/dev/null
+	cmake --build --preset demo
+	cpack --config build/demo/CPackConfig.cmake -B build/packages
+	@ls build/packages/*.deb
 
 # CI runs this: every tier but `large`, plus a bounded fuzz run of every target. The whole
 # run sees no `../shared` (scripts/without-shared.sh hides it), which proves on every CI run

@@ -3,14 +3,18 @@
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -euo pipefail
 
-# --minimal: what the library and its examples need (make demo); default: everything the
-# tests and benchmarks need too; --with-fuzz adds clang's libFuzzer.
+# --minimal: what the library and its examples need (make demo); --package: that plus
+# CPack's Debian tools (dpkg-shlibdeps, file) for make package; default: everything the
+# tests (the package test included) and benchmarks need too; --with-fuzz adds clang's libFuzzer.
 packages=(cmake ninja-build g++ make pkg-config libhwy-dev)
+package_tools=(dpkg-dev file)
 case "${1:-}" in
   --minimal) ;;
+  --package) packages+=("${package_tools[@]}") ;;
   --with-fuzz) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev
                           nlohmann-json3-dev clang libclang-rt-14-dev) ;;
-  *) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev nlohmann-json3-dev) ;;
+  *) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev nlohmann-json3-dev
+                "${package_tools[@]}") ;;
 esac
 
 missing=()

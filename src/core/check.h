@@ -2,6 +2,7 @@
 // that names the status and the sentence aclGetRecentErrMsg will return.
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -11,6 +12,7 @@
 #include "aclnn/aclnn_base.h"
 #include "core/dtype.h"
 #include "core/handles.h"
+#include "core/verbose.h"
 #include "runtime/error.h"
 
 // Returns `code` with a formatted message from the enclosing function when cond is false.
@@ -41,7 +43,7 @@ inline std::string DoubleToString(double value) {
 // Runs an API body so that no C++ exception crosses the C boundary: running out of host
 // memory while planning (a huge problem) becomes a status and a message, not an abort.
 template <typename Body>
-aclnnStatus CatchAll(const char* api, const Body& body) noexcept {
+aclnnStatus CatchExceptions(const char* api, const Body& body) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc&) {
@@ -49,6 +51,17 @@ aclnnStatus CatchAll(const char* api, const Body& body) noexcept {
   } catch (const std::exception& error) {
     return Fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, error.what());
   }
+}
+
+// Every GetWorkspaceSize runs its body through this: no exception escapes, and at verbose
+// level 2 the call leaves a plan line (timed) or a reject line.
+template <typename Body>
+aclnnStatus CatchAll(const char* api, const Body& body) noexcept {
+  if (VerboseLevel() < 2) return CatchExceptions(api, body);
+  const auto start = std::chrono::steady_clock::now();
+  const aclnnStatus status = CatchExceptions(api, body);
+  LogPhase1(api, status, SecondsSince(start));
+  return status;
 }
 
 }  // namespace oa

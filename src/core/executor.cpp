@@ -1,9 +1,12 @@
 #include "core/executor.h"
 
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 
 #include "core/dtype.h"
+#include "core/simd.h"
+#include "core/verbose.h"
 #include "runtime/error.h"
 #include "runtime/runtime.h"
 
@@ -81,25 +84,37 @@ std::string RunWithAddresses(aclOpExecutor* executor, void* workspace, const std
   return executor->Execute(workspace);
 }
 
-}  // namespace
-
-char* ElementAddress(const aclTensor& tensor) {
-  if (tensor.data == nullptr) return nullptr;
-  return static_cast<char*>(tensor.data) + tensor.offset * static_cast<int64_t>(DataTypeSize(tensor.dtype));
+// The fields of the executor's verbose lines that phase 1 knows (the given tensors only).
+std::string VerboseFields(const aclOpExecutor& executor) {
+  std::string tensors;
+  for (const auto* side : {&executor.inputs, &executor.outputs}) {
+    for (const TensorSlot& slot : *side) {
+      if (!slot.given) continue;
+      if (!tensors.empty()) tensors += ' ';
+      tensors += VerboseTensor(slot.name, slot.planned);
+    }
+  }
+  return ActiveSimdTarget() + "," + std::to_string(executor.PlanThreads()) + "," + executor.PlanSummary() + "," +
+         tensors + "," + std::to_string(executor.workspace_size);
 }
 
-aclnnStatus PublishExecutor(std::unique_ptr<aclOpExecutor> executor, uint64_t* workspace_size, aclOpExecutor** out) {
-  aclOpExecutor* handle = executor.get();
-  *workspace_size = handle->workspace_size;
-  handle->planned_overlaps = OverlapMasks(*handle);
-  std::lock_guard<std::mutex> lock(g_executors_mutex);
-  Executors().emplace(handle, std::shared_ptr<aclOpExecutor>(std::move(executor)));
-  *out = handle;
-  return ACLNN_SUCCESS;
+// The stream task of one launch. Only while the log is on (and the call was planned with
+// it on) does it read the clock and write an exec line.
+StreamTask MakeRunTask(std::shared_ptr<aclOpExecutor> owned, void* workspace, std::vector<char*> addresses) {
+  if (VerboseLevel() < 1 || owned->verbose_fields.empty()) {
+    return [owned, workspace, addresses]() { return RunWithAddresses(owned.get(), workspace, addresses); };
+  }
+  return [owned, workspace, addresses]() {
+    const auto start = std::chrono::steady_clock::now();
+    std::string failure = RunWithAddresses(owned.get(), workspace, addresses);
+    LogExecution(owned->api, owned->verbose_fields, SecondsSince(start));
+    return failure;
+  };
 }
 
-aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
-                           aclrtStream stream) {
+// LaunchExecutor without the log of rejected calls.
+aclnnStatus QueueExecutor(const char* api, void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
+                          aclrtStream stream) {
   if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
   std::lock_guard<std::mutex> lock(g_executors_mutex);
   auto it = Executors().find(executor);
@@ -124,13 +139,38 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
   if (!RuntimeInitialized()) {
     return Fail(ACLNN_ERR_RUNTIME_ERROR, "%s: the runtime is not initialized; call aclInit first", api);
   }
-  std::vector<char*> addresses = CaptureAddresses(*owned);
-  const aclError queued = EnqueueOnStream(stream, api, [owned, workspace, addresses]() {
-    return RunWithAddresses(owned.get(), workspace, addresses);
-  });
+  const aclError queued = EnqueueOnStream(stream, api, MakeRunTask(owned, workspace, CaptureAddresses(*owned)));
   if (queued != 0) return ACLNN_ERR_RUNTIME_ERROR;  // EnqueueOnStream has set the message
   if (!owned->repeatable) Executors().erase(it);   // the queued task keeps it alive until it has run
   return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
+char* ElementAddress(const aclTensor& tensor) {
+  if (tensor.data == nullptr) return nullptr;
+  return static_cast<char*>(tensor.data) + tensor.offset * static_cast<int64_t>(DataTypeSize(tensor.dtype));
+}
+
+aclnnStatus PublishExecutor(std::unique_ptr<aclOpExecutor> executor, uint64_t* workspace_size, aclOpExecutor** out) {
+  aclOpExecutor* handle = executor.get();
+  *workspace_size = handle->workspace_size;
+  handle->planned_overlaps = OverlapMasks(*handle);
+  if (VerboseLevel() >= 1) {
+    handle->verbose_fields = VerboseFields(*handle);
+    NotePlannedCall(handle->verbose_fields);
+  }
+  std::lock_guard<std::mutex> lock(g_executors_mutex);
+  Executors().emplace(handle, std::shared_ptr<aclOpExecutor>(std::move(executor)));
+  *out = handle;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
+                           aclrtStream stream) {
+  const aclnnStatus status = QueueExecutor(api, workspace, workspace_size, executor, stream);
+  if (status != ACLNN_SUCCESS) LogRejectedCall(api, status);
+  return status;
 }
 
 }  // namespace oa

@@ -17,6 +17,7 @@ namespace oa {
 // One input or output of an operator call, for address rebinding (aclSetInputTensorAddr
 // and friends): the tensor as planned, and the plan field that holds its element address.
 struct TensorSlot {
+  const char* name = "";         // the parameter's name in the signature (for the verbose log)
   bool given = false;            // a tensor was passed in phase 1
   aclTensor planned;             // its metadata; data follows rebinding
   void* plan_field = nullptr;    // where the plan keeps the element address; null: the plan does not read it
@@ -34,18 +35,30 @@ struct aclOpExecutor {
   // or a failure message for aclrtSynchronizeStream.
   virtual std::string Execute(void* workspace) = 0;
 
+  // For the verbose log (core/verbose.h), asked in phase 1 only while it is on: what the
+  // plan chose, as '/'-separated words ("rows_along_w/window/tasks=8"), and its threads.
+  virtual std::string PlanSummary() const = 0;
+  virtual int PlanThreads() const = 0;
+
   const char* api = "";         // the phase-2 function that may run it
   uint64_t workspace_size = 0;  // bytes booked in phase 1
   bool repeatable = false;
+  // "<simd>,<threads>,<kernel>,<tensors>,<workspace>": made by PublishExecutor while the
+  // verbose log is on, so phase 2 only adds the time.
+  std::string verbose_fields;
 
   // Phase 1, after the plan is final: the operator's tensor arguments in signature order
-  // (inputs, then outputs), each with the plan field holding its element address if the
-  // plan reads it. A field is wired only when the plan set it (non-null), so rebinding
-  // never switches on something the plan left off (e.g. an output not requested).
-  void DeclareTensors(size_t num_inputs, size_t num_outputs) {
-    if (num_inputs + num_outputs > 64) throw std::length_error("an executor tracks at most 64 tensors");  // overlap masks
-    inputs.resize(num_inputs);
-    outputs.resize(num_outputs);
+  // (inputs, then outputs, by parameter name), each with the plan field holding its element
+  // address if the plan reads it. A field is wired only when the plan set it (non-null), so
+  // rebinding never switches on something the plan left off (e.g. an output not requested).
+  void DeclareTensors(const std::vector<const char*>& input_names, const std::vector<const char*>& output_names) {
+    if (input_names.size() + output_names.size() > 64) {
+      throw std::length_error("an executor tracks at most 64 tensors");  // overlap masks
+    }
+    inputs.resize(input_names.size());
+    outputs.resize(output_names.size());
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i].name = input_names[i];
+    for (size_t o = 0; o < outputs.size(); ++o) outputs[o].name = output_names[o];
   }
   template <typename T>
   void BindInput(size_t index, const aclTensor* tensor, T** plan_field) {

@@ -118,14 +118,27 @@ Pool& ThePool() {
 
 }  // namespace
 
-int DefaultThreadCount() {
-  static const int count = [] {
-    if (int n = ParsePositive(std::getenv("OPENACLNN_NUM_THREADS"))) return n;
-    if (int n = ParsePositive(std::getenv("OMP_NUM_THREADS"))) return n;
-    return AffinityCpuCount();
+namespace {
+
+struct ThreadCountChoice {
+  int count;
+  const char* source;
+};
+
+const ThreadCountChoice& DefaultThreadChoice() {
+  static const ThreadCountChoice choice = []() -> ThreadCountChoice {
+    if (int n = ParsePositive(std::getenv("OPENACLNN_NUM_THREADS"))) return {n, "OPENACLNN_NUM_THREADS"};
+    if (int n = ParsePositive(std::getenv("OMP_NUM_THREADS"))) return {n, "OMP_NUM_THREADS"};
+    return {AffinityCpuCount(), "affinity"};
   }();
-  return count;
+  return choice;
 }
+
+}  // namespace
+
+int DefaultThreadCount() { return DefaultThreadChoice().count; }
+
+const char* DefaultThreadCountSource() { return DefaultThreadChoice().source; }
 
 int NumThreads() {
   const int override_count = g_thread_override.load(std::memory_order_relaxed);

@@ -10,6 +10,8 @@ namespace oa {
 // Threads the library uses: OPENACLNN_NUM_THREADS if set, else OMP_NUM_THREADS, else the
 // CPUs in the process's affinity mask. Read once, at first use.
 int DefaultThreadCount();
+// Where DefaultThreadCount came from: "OPENACLNN_NUM_THREADS", "OMP_NUM_THREADS" or "affinity".
+const char* DefaultThreadCountSource();
 // Current thread count (>= 1).
 int NumThreads();
 // Overrides the thread count for plans made from now on (n <= 0 restores the default).

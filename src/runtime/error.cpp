@@ -48,6 +48,11 @@ void PushErrorMessage(const char* format, ...) {
   va_end(args);
 }
 
+std::string NewestErrorMessage() {
+  const ThreadErrors& errors = Errors();
+  return errors.pending.empty() ? std::string() : errors.pending.back();
+}
+
 std::string Format(const char* format, ...) {
   va_list args;
   va_start(args, format);

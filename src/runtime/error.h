@@ -24,6 +24,9 @@ Code Fail(Code code, const char* format, ...) {
   return code;
 }
 
+// The calling thread's newest pending message (empty if none), left for aclGetRecentErrMsg.
+std::string NewestErrorMessage();
+
 std::string Format(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace oa

@@ -4,8 +4,12 @@
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
 #include "aclnn/aclnn_base.h"
+#include "openaclnn/openaclnn_info.h"
 
 int main(void) {
   aclFloat16 one = aclFloatToFloat16(1.0f);
+  int32_t major = -1, minor = -1, patch = -1;
+  if (aclrtGetVersion(&major, &minor, &patch) != ACL_SUCCESS || major < 0 || minor < 0 || patch < 0) return 1;
+  if (!openaclnnGetSystemReport()) return 1;
   return aclFloat16ToFloat(one) == 1.0f && ACL_SUCCESS == 0 && ACLNN_SUCCESS == 0 ? 0 : 1;
 }

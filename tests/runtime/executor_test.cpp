@@ -22,6 +22,8 @@ struct CountingExecutor : aclOpExecutor {
     runs->fetch_add(1);
     return {};
   }
+  std::string PlanSummary() const override { return "counting"; }
+  int PlanThreads() const override { return 1; }
   std::atomic<int>* runs;
 };
 

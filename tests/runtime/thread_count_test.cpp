@@ -1,6 +1,7 @@
 // The library's default thread count follows OPENACLNN_NUM_THREADS, then OMP_NUM_THREADS,
 // then the process's CPU affinity. CTest runs this binary under each environment and
-// passes the count it must see as the first argument ("affinity" for the last rule).
+// passes the count it must see as the first argument ("affinity" for the last rule) and the
+// source DefaultThreadCountSource must name (what openaclnn-info prints) as the second.
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -10,6 +11,7 @@
 
 namespace {
 std::string g_expected;
+std::string g_expected_source;
 }
 
 TEST(ThreadCountTest, DefaultFollowsTheEnvironment) {
@@ -21,6 +23,7 @@ TEST(ThreadCountTest, DefaultFollowsTheEnvironment) {
   } else {
     EXPECT_EQ(oa::DefaultThreadCount(), std::stoi(g_expected));
   }
+  EXPECT_EQ(oa::DefaultThreadCountSource(), g_expected_source);
   EXPECT_EQ(oa::NumThreads(), oa::DefaultThreadCount());
   oa::SetNumThreads(7);
   EXPECT_EQ(oa::NumThreads(), 7);
@@ -31,5 +34,6 @@ TEST(ThreadCountTest, DefaultFollowsTheEnvironment) {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   g_expected = argc > 1 ? argv[1] : "affinity";
+  g_expected_source = argc > 2 ? argv[2] : "affinity";
   return RUN_ALL_TESTS();
 }

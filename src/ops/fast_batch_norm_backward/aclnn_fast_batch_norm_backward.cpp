@@ -42,13 +42,24 @@ struct BatchNormBackwardExecutor : aclOpExecutor {
     RunBatchNormBackward(plan, workspace);
     return {};
   }
+  std::string PlanSummary() const override {
+    if (plan.empty) return "empty";
+    std::string summary = plan.layout == Layout::kPlanar ? "planar" : "rows";
+    if (plan.layout == Layout::kPlanar && !plan.unit_runs) summary += "/strided_runs";
+    if (plan.layout == Layout::kRows) summary += "/lane_repeat=" + std::to_string(plan.lane_repeat);
+    if (plan.fused) summary += "/fused";
+    if (plan.stream_dx) summary += "/stream_dx";
+    return summary + "/blocks=" + std::to_string(plan.NumBlocks());
+  }
+  int PlanThreads() const override { return plan.max_threads; }
 };
 
 // The tensors in signature order, for address rebinding: each wired to the plan field
 // that holds its address (the statistics the mode does not read are not wired).
 void BindTensors(const Arguments& a, BatchNormBackwardExecutor* exec) {
   BatchNormBackwardPlan& p = exec->plan;
-  exec->DeclareTensors(7, 3);
+  exec->DeclareTensors({"gradOut", "input", "weight", "runningMean", "runningVar", "saveMean", "saveInvstd"},
+                       {"gradInput", "gradWeight", "gradBias"});
   exec->BindInput(0, a.grad_out, &p.big[kDy]);
   exec->BindInput(1, a.input, &p.big[kX]);
   exec->BindInput(2, a.weight, &p.weight.data);

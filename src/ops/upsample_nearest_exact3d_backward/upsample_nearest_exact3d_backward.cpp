@@ -333,6 +333,17 @@ struct UpsampleNearestExact3dBackwardExecutor : aclOpExecutor {
                 [&fixed](int64_t task) { RunUpsampleNearestExact3dBackwardTask(fixed, task); });
     return {};
   }
+
+  std::string PlanSummary() const override {
+    static const char* const kKernelNames[] = {"nothing", "rows_along_w", "channels_last", "strided"};
+    static const char* const kWidthNames[] = {"identity", "double", "window", "segments", "gather"};
+    std::string summary = kKernelNames[static_cast<int>(plan.kernel)];
+    if (plan.kernel == UpsampleKernel::kRowsAlongW) {
+      summary += std::string("/") + kWidthNames[static_cast<int>(plan.width_pattern)];
+    }
+    return summary + "/tasks=" + std::to_string(plan.num_tasks);
+  }
+  int PlanThreads() const override { return plan.num_threads; }
 };
 
 }  // namespace
@@ -409,15 +420,16 @@ extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
     const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize, double scalesD,
     double scalesH, double scalesW, aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor) {
   const double scales[3] = {scalesD, scalesH, scalesW};
-  // CatchAll: running out of host memory while planning is a status, as in every operator.
-  return oa::CatchAll(oa::kApi, [&]() -> aclnnStatus {
+  // CatchAll: running out of host memory while planning is a status, as in every operator,
+  // and the verbose log names the phase-1 function.
+  return oa::CatchAll("aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", [&]() -> aclnnStatus {
     const aclnnStatus status = oa::Validate(gradOut, outputSize, inputSize, scales, gradInput, workspaceSize, executor);
     if (status != ACLNN_SUCCESS) return status;
     auto exec = std::make_unique<oa::UpsampleNearestExact3dBackwardExecutor>();
     exec->api = oa::kApi;
     exec->workspace_size = 0;  // the kernels keep their accumulators in registers
     oa::BuildPlan(*gradOut, scales, *gradInput, &exec->plan);
-    exec->DeclareTensors(1, 1);  // for address rebinding
+    exec->DeclareTensors({"gradOut"}, {"gradInput"});  // for address rebinding and the verbose log
     exec->BindInput(0, gradOut, &exec->plan.grad_out);
     exec->BindOutput(0, gradInput, &exec->plan.grad_input);
     return oa::PublishExecutor(std::move(exec), workspaceSize, executor);
