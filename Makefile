@@ -46,8 +46,8 @@ package: deps-package
 	@ls build/packages/*.deb
 
 # CI runs this: every tier but `large`, plus a bounded fuzz run of every target. The whole
-# run sees no `../shared` (scripts/without-shared.sh hides it), which proves on every CI run
-# that the tree is self-contained.
+# run sees no `shared/` folder beside the clone (scripts/without-shared.sh hides it), which
+# proves on every CI run that the tree is self-contained.
 test:
 	@scripts/without-shared.sh $(MAKE) --no-print-directory test-all
 
