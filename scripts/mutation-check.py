@@ -20,7 +20,7 @@ TREE = os.path.join(WORK, "tree")
 BUILD = os.path.join(WORK, "build")
 
 UPSAMPLE = "src/ops/upsample_nearest_exact3d_backward/"
-BATCH_NORM = "src/ops/fast_batch_norm_backward/"
+BATCH_NORM = "src/ops/batch_norm/"
 UPSAMPLE_TESTS = r"^upsample_(reference|oracle|plan|api_cases)_test"
 BN_TESTS = r"^(batch_norm_backward_|numeric_edges_test)"
 
@@ -57,24 +57,24 @@ MUTATIONS = [
      "OA_CHECK(gradOut->format == gradInput->format, ACLNN_ERR_PARAM_INVALID,",
      "OA_CHECK(IsChannelsLast(*gradOut) == IsChannelsLast(*gradInput), ACLNN_ERR_PARAM_INVALID,", UPSAMPLE_TESTS),
     ("bn-biased-count", "training divides the sums by m - 1 (a biased count)",
-     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     BATCH_NORM + "batch_norm_kernels.cpp",
      "const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);",
      "const double inv_m = 1.0 / static_cast<double>(plan.reduce_size - 1);", BN_TESTS),
     ("bn-weight-dropped-rows-layout", "the packed rows (channels-last) layout forgets the weight",
-     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     BATCH_NORM + "batch_norm_kernels.cpp",
      "ws.lane_scale[lane] = ws.scale[c];",
      "ws.lane_scale[lane] = ws.invstd[c];", BN_TESTS),
     ("bn-lane-mapping-avx2", "channels-last lanes shifted by one channel, on AVX2 only",
-     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     BATCH_NORM + "batch_norm_kernels.cpp",
      "const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,",
      "const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin + (HWY_TARGET == HWY_AVX2 && n > 1), ws.lane_slope_f + lane_begin,",
      BN_TESTS),
     ("bn-round-to-odd-residual-in-f32", "the f64 -> f32 residual is demoted before its sign is read",
-     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     BATCH_NORM + "batch_norm_kernels.cpp",
      "const auto direction = DemoteToFloat(hn::IfThenElseZero(inexact_wide, hn::CopySign(hn::Set(d, 1.0), residual)));",
      "const auto direction = DemoteToFloat(residual); (void)inexact_wide;", BN_TESTS),
     ("bn-scalar-saturating-demote", "the scalar target saturates f64 -> f32 overflow to FLT_MAX",
-     BATCH_NORM + "batch_norm_backward_kernels.cpp",
+     BATCH_NORM + "batch_norm_kernels.cpp",
      "return hn::Set(DF(), static_cast<float>(hn::GetLane(v)));",
      "return hn::DemoteTo(DF(), v);", BN_TESTS),
     ("bn-format-labels", "batch norm accepts every non-private format label",

@@ -7,17 +7,17 @@
 // partial sums go to the workspace and are combined in block order, so the bits do not
 // depend on which thread ran which block or how many threads there were.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "ops/fast_batch_norm_backward/batch_norm_backward_kernels.cpp"
+#define HWY_TARGET_INCLUDE "ops/batch_norm/batch_norm_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/cache_control.h>  // FlushStream
 #include <hwy/highway.h>
 
 #include "core/simd_convert-inl.h"
-#include "ops/fast_batch_norm_backward/batch_norm_backward_kernels.h"
+#include "ops/batch_norm/batch_norm_kernels.h"
 
 // Target-independent helpers, compiled once.
-#ifndef OA_BNB_KERNELS_SHARED_
-#define OA_BNB_KERNELS_SHARED_
+#ifndef OA_BN_KERNELS_SHARED_
+#define OA_BN_KERNELS_SHARED_
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,7 +25,7 @@
 #include "core/dtype.h"
 
 namespace oa {
-namespace bnb {
+namespace bn {
 
 enum Pass {
   kReduce = 0,            // sums only
@@ -35,7 +35,7 @@ enum Pass {
 };
 
 // Rows of plain channels-last data: lane l is channel l, so the lane arrays are the channel arrays.
-inline bool LanesAreChannels(const BatchNormBackwardPlan& plan) {
+inline bool LanesAreChannels(const BatchNormPlan& plan) {
   return plan.layout == Layout::kRows && plan.row_width == plan.channels;
 }
 
@@ -58,7 +58,7 @@ struct WorkspaceArrays {
   float* lane_shift_f;
   double* partials;
 
-  WorkspaceArrays(const BatchNormBackwardPlan& plan, void* workspace) {
+  WorkspaceArrays(const BatchNormPlan& plan, void* workspace) {
     char* base = static_cast<char*>(workspace);
     double* channel = reinterpret_cast<double*>(base + plan.ws_channel);
     const int64_t c = plan.channels;
@@ -155,21 +155,21 @@ inline void ScalarElement(const T* x, const T* dy, T* dx, double mean, double sc
   }
 }
 
-}  // namespace bnb
+}  // namespace bn
 }  // namespace oa
-#endif  // OA_BNB_KERNELS_SHARED_
+#endif  // OA_BN_KERNELS_SHARED_
 
 HWY_BEFORE_NAMESPACE();
 namespace oa {
 namespace HWY_NAMESPACE {
-namespace bnb_kernels {
+namespace bn_kernels {
 namespace hn = hwy::HWY_NAMESPACE;
-using bnb::BatchNormBackwardPlan;
-using bnb::kDx;
-using bnb::kDy;
-using bnb::kX;
-using bnb::OuterCursor;
-using bnb::WorkspaceArrays;
+using bn::BatchNormPlan;
+using bn::kDx;
+using bn::kDy;
+using bn::kX;
+using bn::OuterCursor;
+using bn::WorkspaceArrays;
 
 using D = hn::ScalableTag<double>;
 using DF = hn::Rebind<float, D>;  // as many float lanes as double lanes
@@ -245,7 +245,7 @@ constexpr size_t kStreamBytes = hn::MaxLanes(DF()) * sizeof(float);
 constexpr bool kCanStream = HWY_TARGET != HWY_SCALAR && kStreamBytes >= 16;
 
 template <class T>
-HWY_INLINE bool StreamableSegment(const BatchNormBackwardPlan& plan, const T* dx) {
+HWY_INLINE bool StreamableSegment(const BatchNormPlan& plan, const T* dx) {
   return kCanStream && sizeof(T) == sizeof(float) && plan.stream_dx &&
          reinterpret_cast<uintptr_t>(dx) % kStreamBytes == 0;
 }
@@ -303,7 +303,7 @@ HWY_INLINE void WideWrite(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* 
                           VD slope, VD shift) {
   const D d;
   const VD g = LoadWide(d, dy);
-  if (kPass == bnb::kInferWrite) return StoreNarrow(hn::Mul(scale, g), d, dx);
+  if (kPass == bn::kInferWrite) return StoreNarrow(hn::Mul(scale, g), d, dx);
   const VD centered = hn::Sub(LoadWide(d, x), mean);
   StoreNarrow(hn::MulAdd(scale, g, hn::MulAdd(slope, centered, shift)), d, dx);
 }
@@ -314,7 +314,7 @@ HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW 
                           VW* terms) {
   const DW dw;
   const VW g = LoadAsFloat(dw, dy);
-  if (kPass == bnb::kInferWrite) {
+  if (kPass == bn::kInferWrite) {
     const VW v = hn::Mul(scale, g);
     *terms = hn::Abs(v);
     return v;
@@ -341,12 +341,12 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
   const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
   int64_t i = 0;
-  if constexpr (sizeof(T) == 2 && kPass == bnb::kInferWriteReduce) {  // the write in fp32, then the sums
-    PlanarSegmentUnit<bnb::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
-    return PlanarSegmentUnit<bnb::kReduce>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
+  if constexpr (sizeof(T) == 2 && kPass == bn::kInferWriteReduce) {  // the write in fp32, then the sums
+    PlanarSegmentUnit<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
+    return PlanarSegmentUnit<bn::kReduce>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
   }
-  if constexpr (sizeof(T) == 2 && (kPass == bnb::kTrainWrite || kPass == bnb::kInferWrite)) {
-    if (bnb::FitsFloat(scale) && bnb::FitsFloat(slope) && bnb::FitsFloat(shift)) {
+  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite)) {
+    if (bn::FitsFloat(scale) && bn::FitsFloat(slope) && bn::FitsFloat(shift)) {
       const DW dw;
       const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
       const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
@@ -363,7 +363,7 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
       }
     }
   }
-  if (kPass == bnb::kReduce) {  // two accumulator chains hide the add latency
+  if (kPass == bn::kReduce) {  // two accumulator chains hide the add latency
     for (; i + 2 * lanes <= n; i += 2 * lanes) {
       const VD g0 = LoadWide(d, dy + i), g1 = LoadWide(d, dy + i + lanes);
       const VD c0 = hn::Sub(LoadWide(d, x + i), v_mean), c1 = hn::Sub(LoadWide(d, x + i + lanes), v_mean);
@@ -375,10 +375,10 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   }
   for (; i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
-    if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
-    if (kPass == bnb::kInferWrite) continue;
+    if (kPass == bn::kInferWrite || kPass == bn::kInferWriteReduce) StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
+    if (kPass == bn::kInferWrite) continue;
     const VD centered = hn::Sub(LoadWide(d, x + i), v_mean);
-    if (kPass == bnb::kTrainWrite) {
+    if (kPass == bn::kTrainWrite) {
       StoreOut(hn::MulAdd(v_scale, g, hn::MulAdd(v_slope, centered, v_shift)), d, dx + i, stream);
     } else {
       acc.dy0 = hn::Add(acc.dy0, g);
@@ -386,8 +386,8 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
     }
   }
   for (; i < n; ++i) {
-    T* out = kPass == bnb::kReduce ? nullptr : dx + i;
-    bnb::ScalarElement<kPass>(x + i, dy + i, out, mean, scale, slope, shift, acc.dy_tail, acc.dyx_tail);
+    T* out = kPass == bn::kReduce ? nullptr : dx + i;
+    bn::ScalarElement<kPass>(x + i, dy + i, out, mean, scale, slope, shift, acc.dy_tail, acc.dyx_tail);
   }
 }
 
@@ -396,8 +396,8 @@ HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, 
                                      double scale, double slope, double shift, PlanarAccumulators& acc) {
   for (int64_t i = 0; i < n; ++i) {
     T* out = nullptr;
-    if (kPass != bnb::kReduce) out = dx + i * stride[kDx];
-    bnb::ScalarElement<kPass>(x + i * stride[kX], dy + i * stride[kDy], out, mean, scale, slope, shift, acc.dy_tail,
+    if (kPass != bn::kReduce) out = dx + i * stride[kDx];
+    bn::ScalarElement<kPass>(x + i * stride[kX], dy + i * stride[kDy], out, mean, scale, slope, shift, acc.dy_tail,
                               acc.dyx_tail);
   }
 }
@@ -405,7 +405,7 @@ HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, 
 // Block `block` of channel `channel`: elements [block*B, (block+1)*B) of the channel, in
 // run order. Reductions leave (sum dy, sum dy*(x-mean)) in partial[0..1].
 template <int kPass, class T>
-void PlanarBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t channel, int64_t block) {
+void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t channel, int64_t block) {
   const D d;
   const int64_t begin = block * plan.block_elements;
   const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
@@ -413,7 +413,7 @@ void PlanarBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, i
   const T* x = reinterpret_cast<const T*>(plan.big[kX]) + channel * plan.channel_stride[kX];
   const T* dy = reinterpret_cast<const T*>(plan.big[kDy]) + channel * plan.channel_stride[kDy];
   T* dx = nullptr;
-  if (kPass != bnb::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
+  if (kPass != bn::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
   const double mean = ws.mean[channel], scale = ws.scale[channel];
   const double slope = ws.slope[channel], shift = ws.shift[channel];
 
@@ -425,7 +425,7 @@ void PlanarBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, i
     const int64_t ox = cursor.offset[kX] + within * plan.run_stride[kX];
     const int64_t ody = cursor.offset[kDy] + within * plan.run_stride[kDy];
     T* out = nullptr;
-    if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
+    if (kPass != bn::kReduce) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
     if (plan.unit_runs) {
       PlanarSegmentUnit<kPass>(x + ox, dy + ody, out, n, mean, scale, slope, shift, acc,
                                StreamableSegment(plan, out));
@@ -436,7 +436,7 @@ void PlanarBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, i
     within = 0;
     cursor.Next(plan.outer);
   }
-  if (kPass == bnb::kReduce || kPass == bnb::kInferWriteReduce) {
+  if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce) {
     double* partial = ws.partials + 2 * (channel * plan.blocks_per_channel + block);
     partial[0] = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dy0, acc.dy1))) + acc.dy_tail;
     partial[1] = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dyx0, acc.dyx1))) + acc.dyx_tail;
@@ -462,11 +462,11 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
-  if constexpr (sizeof(T) == 2 && kPass == bnb::kInferWriteReduce) {  // the write in fp32, then the sums
-    RowSegment<bnb::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
-    return RowSegment<bnb::kReduce>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
+  if constexpr (sizeof(T) == 2 && kPass == bn::kInferWriteReduce) {  // the write in fp32, then the sums
+    RowSegment<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
+    return RowSegment<bn::kReduce>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
   }
-  if constexpr (sizeof(T) == 2 && (kPass == bnb::kTrainWrite || kPass == bnb::kInferWrite)) {
+  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite)) {
     const DW dw;
     for (; i + kWideLanes <= n; i += kWideLanes) {
       VW terms;
@@ -484,12 +484,12 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
   }
   for (; i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
-    if (kPass == bnb::kInferWrite || kPass == bnb::kInferWriteReduce) {
+    if (kPass == bn::kInferWrite || kPass == bn::kInferWriteReduce) {
       StoreOut(hn::Mul(hn::LoadU(d, scale + i), g), d, dx + i, stream);
     }
-    if (kPass == bnb::kInferWrite) continue;
+    if (kPass == bn::kInferWrite) continue;
     const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
-    if (kPass == bnb::kTrainWrite) {
+    if (kPass == bn::kTrainWrite) {
       const VD inner = hn::MulAdd(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i));
       StoreOut(hn::MulAdd(hn::LoadU(d, scale + i), g, inner), d, dx + i, stream);
     } else {
@@ -498,13 +498,13 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
     }
   }
   for (; i < n; ++i) {
-    T* out = kPass == bnb::kReduce ? nullptr : dx + i;
-    bnb::ScalarElement<kPass>(x + i, dy + i, out, mean[i], scale[i], slope[i], shift[i], part_dy[i], part_dyx[i]);
+    T* out = kPass == bn::kReduce ? nullptr : dx + i;
+    bn::ScalarElement<kPass>(x + i, dy + i, out, mean[i], scale[i], slope[i], shift[i], part_dy[i], part_dyx[i]);
   }
 }
 
 template <int kPass, class T>
-void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t row_block, int64_t group) {
+void RowsBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row_block, int64_t group) {
   const int64_t width = plan.row_width;
   const int64_t row_begin = row_block * plan.rows_per_block;
   const int64_t row_end = std::min(plan.outer.Count(), row_begin + plan.rows_per_block);
@@ -512,20 +512,20 @@ void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int
   const int64_t n = std::min(width, lane_begin + plan.lanes_per_group) - lane_begin;
   double* part_dy = ws.partials + 2 * width * row_block + lane_begin;
   double* part_dyx = part_dy + width;
-  if (kPass == bnb::kReduce || kPass == bnb::kInferWriteReduce) {
+  if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce) {
     std::fill(part_dy, part_dy + n, 0.0);
     std::fill(part_dyx, part_dyx + n, 0.0);
   }
   const T* x = reinterpret_cast<const T*>(plan.big[kX]) + lane_begin;
   const T* dy = reinterpret_cast<const T*>(plan.big[kDy]) + lane_begin;
   T* dx = nullptr;
-  if (kPass != bnb::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
+  if (kPass != bn::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
   const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,
                          ws.lane_shift_f + lane_begin};
   OuterCursor cursor(plan.outer, row_begin);
   for (int64_t row = row_begin; row < row_end; ++row) {
     T* out = nullptr;
-    if (kPass != bnb::kReduce) out = dx + cursor.offset[kDx];
+    if (kPass != bn::kReduce) out = dx + cursor.offset[kDx];
     RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, ws.lane_mean + lane_begin,
                       ws.lane_scale + lane_begin, ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, lane_f,
                       part_dy, part_dyx, StreamableSegment(plan, out));
@@ -536,37 +536,37 @@ void RowsBlock(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int
 // ---------------------------------------------------------------- dispatch by dtype and pass
 
 template <class T>
-void BlockTaskT(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
-  if (plan.layout == bnb::Layout::kPlanar) {
+void BlockTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
+  if (plan.layout == bn::Layout::kPlanar) {
     const int64_t channel = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
     switch (pass) {
-      case bnb::kReduce: return PlanarBlock<bnb::kReduce, T>(plan, ws, channel, block);
-      case bnb::kTrainWrite: return PlanarBlock<bnb::kTrainWrite, T>(plan, ws, channel, block);
-      case bnb::kInferWrite: return PlanarBlock<bnb::kInferWrite, T>(plan, ws, channel, block);
-      default: return PlanarBlock<bnb::kInferWriteReduce, T>(plan, ws, channel, block);
+      case bn::kReduce: return PlanarBlock<bn::kReduce, T>(plan, ws, channel, block);
+      case bn::kTrainWrite: return PlanarBlock<bn::kTrainWrite, T>(plan, ws, channel, block);
+      case bn::kInferWrite: return PlanarBlock<bn::kInferWrite, T>(plan, ws, channel, block);
+      default: return PlanarBlock<bn::kInferWriteReduce, T>(plan, ws, channel, block);
     }
   }
   const int64_t row_block = task / plan.lane_groups, group = task % plan.lane_groups;
   switch (pass) {
-    case bnb::kReduce: return RowsBlock<bnb::kReduce, T>(plan, ws, row_block, group);
-    case bnb::kTrainWrite: return RowsBlock<bnb::kTrainWrite, T>(plan, ws, row_block, group);
-    case bnb::kInferWrite: return RowsBlock<bnb::kInferWrite, T>(plan, ws, row_block, group);
-    default: return RowsBlock<bnb::kInferWriteReduce, T>(plan, ws, row_block, group);
+    case bn::kReduce: return RowsBlock<bn::kReduce, T>(plan, ws, row_block, group);
+    case bn::kTrainWrite: return RowsBlock<bn::kTrainWrite, T>(plan, ws, row_block, group);
+    case bn::kInferWrite: return RowsBlock<bn::kInferWrite, T>(plan, ws, row_block, group);
+    default: return RowsBlock<bn::kInferWriteReduce, T>(plan, ws, row_block, group);
   }
 }
 
-}  // namespace bnb_kernels
+}  // namespace bn_kernels
 
 // Runs one block of the plan's partition for one pass.
-void BatchNormBackwardBlockTask(const bnb::BatchNormBackwardPlan& plan, const bnb::WorkspaceArrays& ws, int pass,
+void BatchNormBackwardBlockTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass,
                                 int64_t task) {
   switch (plan.io_dtype) {
-    case ACL_FLOAT16: return bnb_kernels::BlockTaskT<Half16>(plan, ws, pass, task);
-    case ACL_BF16: return bnb_kernels::BlockTaskT<BFloat16>(plan, ws, pass, task);
-    default: bnb_kernels::BlockTaskT<float>(plan, ws, pass, task);
+    case ACL_FLOAT16: return bn_kernels::BlockTaskT<Half16>(plan, ws, pass, task);
+    case ACL_BF16: return bn_kernels::BlockTaskT<BFloat16>(plan, ws, pass, task);
+    default: bn_kernels::BlockTaskT<float>(plan, ws, pass, task);
   }
   // Streaming stores are weakly ordered: fence them before the task is reported done.
-  if (plan.stream_dx && pass != bnb::kReduce) hwy::FlushStream();
+  if (plan.stream_dx && pass != bn::kReduce) hwy::FlushStream();
 }
 
 }  // namespace HWY_NAMESPACE
@@ -577,14 +577,14 @@ HWY_AFTER_NAMESPACE();
 #include "core/thread_pool.h"
 
 namespace oa {
-namespace bnb {
+namespace bn {
 
 HWY_EXPORT(BatchNormBackwardBlockTask);
 
 namespace {
 
 // Reads weight and the statistics the mode uses; fixes mean, scale = w*r and r per channel.
-void PrepareChannels(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) {
     const double w = ReadChannel(plan.weight, c, 1.0);
     const double spread = ReadChannel(plan.spread, c, 1.0);
@@ -599,7 +599,7 @@ void PrepareChannels(const BatchNormBackwardPlan& plan, const WorkspaceArrays& w
   }
 }
 
-void ExpandLanes(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+void ExpandLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   if (plan.layout != Layout::kRows) return;
   const bool lane_floats = plan.io_dtype != ACL_FLOAT;
   if (LanesAreChannels(plan) && !lane_floats) return;
@@ -625,7 +625,7 @@ void ExpandLanes(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
 }
 
 // Partial sums -> per-channel sums, in block order.
-void CombineChannel(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t c) {
+void CombineChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
   const double* partial = ws.partials + 2 * c * plan.blocks_per_channel;
   double sum_dy = 0.0, sum_dyx = 0.0;
   for (int64_t b = 0; b < plan.blocks_per_channel; ++b) {
@@ -636,7 +636,7 @@ void CombineChannel(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws
   ws.sum_dyx[c] = sum_dyx;
 }
 
-void CombineAll(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   if (plan.layout == Layout::kPlanar) {
     for (int64_t c = 0; c < plan.channels; ++c) CombineChannel(plan, ws, c);
     return;
@@ -661,21 +661,21 @@ void CombineAll(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
   }
 }
 
-void TrainingCoefficients(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws, int64_t c) {
+void TrainingCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
   const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);
   const double r = ws.invstd[c];
   ws.slope[c] = -ws.scale[c] * (r * r) * (ws.sum_dyx[c] * inv_m);
   ws.shift[c] = -ws.scale[c] * (ws.sum_dy[c] * inv_m);
 }
 
-void WriteChannelOutputs(const BatchNormBackwardPlan& plan, const WorkspaceArrays& ws) {
+void WriteChannelOutputs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) {
     if (plan.grad_weight.data != nullptr) WriteChannel(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
     if (plan.grad_bias.data != nullptr) WriteChannel(plan.grad_bias, c, ws.sum_dy[c]);
   }
 }
 
-void ZeroChannelOutputs(const BatchNormBackwardPlan& plan) {
+void ZeroChannelOutputs(const BatchNormPlan& plan) {
   for (const ChannelVector* v : {&plan.grad_weight, &plan.grad_bias}) {
     if (v->data == nullptr) continue;
     for (int64_t c = 0; c < v->length; ++c) WriteChannel(*v, c, 0.0);
@@ -684,7 +684,7 @@ void ZeroChannelOutputs(const BatchNormBackwardPlan& plan) {
 
 }  // namespace
 
-void RunBatchNormBackward(const BatchNormBackwardPlan& plan, void* workspace) {
+void RunBatchNormBackward(const BatchNormPlan& plan, void* workspace) {
   if (plan.empty) {
     ZeroChannelOutputs(plan);
     return;
@@ -733,6 +733,6 @@ void RunBatchNormBackward(const BatchNormBackwardPlan& plan, void* workspace) {
   WriteChannelOutputs(plan, ws);
 }
 
-}  // namespace bnb
+}  // namespace bn
 }  // namespace oa
 #endif  // HWY_ONCE

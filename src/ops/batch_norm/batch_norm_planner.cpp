@@ -1,4 +1,4 @@
-#include "ops/fast_batch_norm_backward/batch_norm_backward_planner.h"
+#include "ops/batch_norm/batch_norm_planner.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 #include "core/simd.h"
 
 namespace oa {
-namespace bnb {
+namespace bn {
 namespace {
 
 // Blocks of about this many elements: big enough to amortise a task, small enough that a
@@ -63,8 +63,8 @@ int64_t PackFactor(int64_t size, int64_t width) {
 
 bool ViewIsNonOverlapping(const aclTensor& tensor) { return ViewOverlapsItself(tensor) == Overlap::kNo; }
 
-BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias) {
-  BatchNormBackwardPlan plan;
+BatchNormPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias) {
+  BatchNormPlan plan;
   plan.empty = true;
   plan.grad_weight = MakeChannelVector(grad_weight);
   plan.grad_bias = MakeChannelVector(grad_bias);
@@ -75,9 +75,9 @@ BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTenso
   return plan;
 }
 
-BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads) {
+BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   ApplySimdEnvironment();  // the kernels dispatch to the target chosen before planning
-  BatchNormBackwardPlan plan;
+  BatchNormPlan plan;
   const aclTensor* big[kNumBigTensors] = {in.input, in.grad_out, in.grad_input};
   const int64_t channels = in.input->view_dims[1];
   plan.training = in.training;
@@ -209,5 +209,5 @@ BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads) {
   return plan;
 }
 
-}  // namespace bnb
+}  // namespace bn
 }  // namespace oa

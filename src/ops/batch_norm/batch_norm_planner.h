@@ -3,10 +3,10 @@
 #pragma once
 
 #include "core/handles.h"
-#include "ops/fast_batch_norm_backward/batch_norm_backward_plan.h"
+#include "ops/batch_norm/batch_norm_plan.h"
 
 namespace oa {
-namespace bnb {
+namespace bn {
 
 // Validated arguments. Optional tensors and outputs not requested are null; mean and
 // spread are the statistics the mode reads (saveMean/saveInvstd when training,
@@ -24,14 +24,14 @@ struct PlanInputs {
   const aclTensor* grad_bias = nullptr;
 };
 
-BatchNormBackwardPlan MakePlan(const PlanInputs& in, int num_threads);
+BatchNormPlan MakePlan(const PlanInputs& in, int num_threads);
 
 // An empty problem: zeros for the given gradWeight / gradBias (either may be null).
-BatchNormBackwardPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias);
+BatchNormPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias);
 
 // True when no two elements of the view share an address, proven by the exact search (a
 // view it cannot decide counts as overlapping: its writes are then serialised).
 bool ViewIsNonOverlapping(const aclTensor& tensor);
 
-}  // namespace bnb
+}  // namespace bn
 }  // namespace oa

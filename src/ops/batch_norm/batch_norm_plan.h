@@ -7,7 +7,7 @@
 #include "acl/acl_base.h"
 
 namespace oa {
-namespace bnb {
+namespace bn {
 
 constexpr int kMaxOuterDims = 8;
 
@@ -45,7 +45,7 @@ enum class Layout {
   kRows,
 };
 
-struct BatchNormBackwardPlan {
+struct BatchNormPlan {
   // ---- the problem ----
   bool empty = false;  // nothing to read: only zero the requested gradWeight / gradBias
   bool training = true;
@@ -101,5 +101,5 @@ struct BatchNormBackwardPlan {
   int64_t NumBlocks() const { return layout == Layout::kPlanar ? channels * blocks_per_channel : row_blocks * lane_groups; }
 };
 
-}  // namespace bnb
+}  // namespace bn
 }  // namespace oa

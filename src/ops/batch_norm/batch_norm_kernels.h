@@ -6,13 +6,13 @@
 #include <cstring>
 
 #include "core/half.h"
-#include "ops/fast_batch_norm_backward/batch_norm_backward_plan.h"
+#include "ops/batch_norm/batch_norm_plan.h"
 
 namespace oa {
-namespace bnb {
+namespace bn {
 
 // Runs the whole plan; workspace holds plan.workspace_bytes (8-byte aligned).
-void RunBatchNormBackward(const BatchNormBackwardPlan& plan, void* workspace);
+void RunBatchNormBackward(const BatchNormPlan& plan, void* workspace);
 
 // f64 -> f32 rounding to odd: a later round-to-nearest-even to fp16/bf16 then equals a
 // single rounding of the f64 value (f32 keeps more than two extra bits).
@@ -28,5 +28,5 @@ inline float RoundToOddFloat(double value) {
   return FloatFromBits(bits);
 }
 
-}  // namespace bnb
+}  // namespace bn
 }  // namespace oa

@@ -9,11 +9,11 @@
 #include "core/check.h"
 #include "core/executor.h"
 #include "core/thread_pool.h"
-#include "ops/fast_batch_norm_backward/batch_norm_backward_kernels.h"
-#include "ops/fast_batch_norm_backward/batch_norm_backward_planner.h"
+#include "ops/batch_norm/batch_norm_kernels.h"
+#include "ops/batch_norm/batch_norm_planner.h"
 
 namespace oa {
-namespace bnb {
+namespace bn {
 namespace {
 
 constexpr int kMinRank = 2;
@@ -37,7 +37,7 @@ struct Arguments {
 };
 
 struct BatchNormBackwardExecutor : aclOpExecutor {
-  BatchNormBackwardPlan plan;
+  BatchNormPlan plan;
   std::string Execute(void* workspace) override {
     RunBatchNormBackward(plan, workspace);
     return {};
@@ -57,7 +57,7 @@ struct BatchNormBackwardExecutor : aclOpExecutor {
 // The tensors in signature order, for address rebinding: each wired to the plan field
 // that holds its address (the statistics the mode does not read are not wired).
 void BindTensors(const Arguments& a, BatchNormBackwardExecutor* exec) {
-  BatchNormBackwardPlan& p = exec->plan;
+  BatchNormPlan& p = exec->plan;
   exec->DeclareTensors({"gradOut", "input", "weight", "runningMean", "runningVar", "saveMean", "saveInvstd"},
                        {"gradInput", "gradWeight", "gradBias"});
   exec->BindInput(0, a.grad_out, &p.big[kDy]);
@@ -79,7 +79,7 @@ void BindTensors(const Arguments& a, BatchNormBackwardExecutor* exec) {
   exec->BindOutput(2, a.grad_bias, &p.grad_bias.data);
 }
 
-aclnnStatus Publish(const char* api, const Arguments& a, const BatchNormBackwardPlan& plan, uint64_t* workspace_size,
+aclnnStatus Publish(const char* api, const Arguments& a, const BatchNormPlan& plan, uint64_t* workspace_size,
                     aclOpExecutor** executor) {
   auto exec = std::make_unique<BatchNormBackwardExecutor>();
   exec->plan = plan;
@@ -267,7 +267,7 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
 }
 
 }  // namespace
-}  // namespace bnb
+}  // namespace bn
 }  // namespace oa
 
 extern "C" aclnnStatus aclnnFastBatchNormBackwardGetWorkspaceSize(
@@ -275,11 +275,11 @@ extern "C" aclnnStatus aclnnFastBatchNormBackwardGetWorkspaceSize(
     const aclTensor* runningVar, const aclTensor* saveMean, const aclTensor* saveInvstd, bool training, double eps,
     const aclBoolArray* outputMask, int version, aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias,
     uint64_t* workspaceSize, aclOpExecutor** executor) {
-  const oa::bnb::Arguments args{gradOut,  input, weight,     runningMean, runningVar, saveMean,  saveInvstd,
+  const oa::bn::Arguments args{gradOut,  input, weight,     runningMean, runningVar, saveMean,  saveInvstd,
                                 training, eps,   outputMask, version,     gradInput,  gradWeight, gradBias};
   static const char* kApi = "aclnnFastBatchNormBackwardGetWorkspaceSize";
   return oa::CatchAll(kApi, [&] {
-    return oa::bnb::GetWorkspaceSize(kApi, "aclnnFastBatchNormBackward", args, workspaceSize, executor);
+    return oa::bn::GetWorkspaceSize(kApi, "aclnnFastBatchNormBackward", args, workspaceSize, executor);
   });
 }
 
@@ -294,11 +294,11 @@ extern "C" aclnnStatus aclnnBatchNormBackwardGetWorkspaceSize(
     const aclBoolArray* outputMask, aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias,
     uint64_t* workspaceSize, aclOpExecutor** executor) {
   // The non-fast variant has no version argument: it runs the default algorithm (0).
-  const oa::bnb::Arguments args{gradOut,  input, weight,     runningMean, runningVar, saveMean,  saveInvstd,
+  const oa::bn::Arguments args{gradOut,  input, weight,     runningMean, runningVar, saveMean,  saveInvstd,
                                 training, eps,   outputMask, 0,           gradInput,  gradWeight, gradBias};
   static const char* kApi = "aclnnBatchNormBackwardGetWorkspaceSize";
   return oa::CatchAll(kApi, [&] {
-    return oa::bnb::GetWorkspaceSize(kApi, "aclnnBatchNormBackward", args, workspaceSize, executor);
+    return oa::bn::GetWorkspaceSize(kApi, "aclnnBatchNormBackward", args, workspaceSize, executor);
   });
 }
 
