@@ -2,22 +2,14 @@
 // then planning; both entry points share the plan and the kernels.
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
 
-#include <memory>
-#include <string>
-
 #include "aclnnop/aclnn_batch_norm_backward.h"
-#include "core/check.h"
-#include "core/executor.h"
 #include "core/thread_pool.h"
-#include "ops/batch_norm/batch_norm_kernels.h"
+#include "ops/batch_norm/batch_norm_api.h"
 #include "ops/batch_norm/batch_norm_planner.h"
 
 namespace oa {
 namespace bn {
 namespace {
-
-constexpr int kMinRank = 2;
-constexpr int kMaxRank = 8;
 
 struct Arguments {
   const aclTensor* grad_out;
@@ -36,27 +28,9 @@ struct Arguments {
   aclTensor* grad_bias;
 };
 
-struct BatchNormBackwardExecutor : aclOpExecutor {
-  BatchNormPlan plan;
-  std::string Execute(void* workspace) override {
-    RunBatchNormBackward(plan, workspace);
-    return {};
-  }
-  std::string PlanSummary() const override {
-    if (plan.empty) return "empty";
-    std::string summary = plan.layout == Layout::kPlanar ? "planar" : "rows";
-    if (plan.layout == Layout::kPlanar && !plan.unit_runs) summary += "/strided_runs";
-    if (plan.layout == Layout::kRows) summary += "/lane_repeat=" + std::to_string(plan.lane_repeat);
-    if (plan.fused) summary += "/fused";
-    if (plan.stream_dx) summary += "/stream_dx";
-    return summary + "/blocks=" + std::to_string(plan.NumBlocks());
-  }
-  int PlanThreads() const override { return plan.max_threads; }
-};
-
 // The tensors in signature order, for address rebinding: each wired to the plan field
 // that holds its address (the statistics the mode does not read are not wired).
-void BindTensors(const Arguments& a, BatchNormBackwardExecutor* exec) {
+void BindTensors(const Arguments& a, BatchNormExecutor* exec) {
   BatchNormPlan& p = exec->plan;
   exec->DeclareTensors({"gradOut", "input", "weight", "runningMean", "runningVar", "saveMean", "saveInvstd"},
                        {"gradInput", "gradWeight", "gradBias"});
@@ -81,55 +55,8 @@ void BindTensors(const Arguments& a, BatchNormBackwardExecutor* exec) {
 
 aclnnStatus Publish(const char* api, const Arguments& a, const BatchNormPlan& plan, uint64_t* workspace_size,
                     aclOpExecutor** executor) {
-  auto exec = std::make_unique<BatchNormBackwardExecutor>();
-  exec->plan = plan;
-  exec->api = api;
-  exec->workspace_size = plan.workspace_bytes;
-  BindTensors(a, exec.get());
-  return PublishExecutor(std::move(exec), workspace_size, executor);
+  return PublishPlan(api, plan, [&](BatchNormExecutor* exec) { BindTensors(a, exec); }, workspace_size, executor);
 }
-
-// The labels the spec lists for gradOut, input and gradInput (NHWC and NDHWC still mean
-// "channel is dim 1 of the view"); every other label, private or not, is rejected.
-bool IsBatchNormFormat(aclFormat format) {
-  switch (format) {
-    case ACL_FORMAT_NC:
-    case ACL_FORMAT_NCL:
-    case ACL_FORMAT_NCHW:
-    case ACL_FORMAT_NCDHW:
-    case ACL_FORMAT_ND:
-    case ACL_FORMAT_NHWC:
-    case ACL_FORMAT_NDHWC:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// One per-channel argument with its name, for the checks that loop over them.
-struct Named {
-  const char* name;
-  const aclTensor* tensor;
-};
-
-aclnnStatus CheckFloatDtype(const char* api, const char* name, const aclTensor* t) {
-  OA_CHECK(IsFloatingPoint16or32(t->dtype), ACLNN_ERR_PARAM_INVALID,
-           "%s: %s must be float32, float16 or bfloat16, got %s", api, name, Describe(*t).c_str());
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckChannelLength(const char* api, const char* name, const aclTensor* t, int64_t channels) {
-  OA_CHECK(t->Rank() == 1 && t->view_dims[0] == channels, ACLNN_ERR_PARAM_INVALID,
-           "%s: %s must be 1-D of length C = %lld (dim 1 of input), got %s", api, name,
-           static_cast<long long>(channels), Describe(*t).c_str());
-  return ACLNN_SUCCESS;
-}
-
-#define OA_RETURN_IF_ERROR(expr)                  \
-  do {                                            \
-    const aclnnStatus status_ = (expr);           \
-    if (status_ != ACLNN_SUCCESS) return status_; \
-  } while (0)
 
 aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Arguments& a, uint64_t* workspace_size,
                              aclOpExecutor** executor) {
@@ -151,7 +78,7 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
                       IsFloatingPoint16or32(t->dtype);
       return ok ? t : nullptr;
     };
-    return Publish(run_api, a, MakeEmptyPlan(zeroable(a.grad_weight, want[1]), zeroable(a.grad_bias, want[2])),
+    return Publish(run_api, a, MakeFillPlan(Operation::kBackward, {{zeroable(a.grad_weight, want[1]), 0.0}, {zeroable(a.grad_bias, want[2]), 0.0}}),
                    workspace_size, executor);
   }
 
@@ -260,7 +187,7 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
   in.spread = spread;
   in.training = a.training;
   in.eps = a.eps;
-  in.grad_input = grad_input;
+  in.output = grad_input;
   in.grad_weight = grad_weight;
   in.grad_bias = grad_bias;
   return Publish(run_api, a, MakePlan(in, NumThreads()), workspace_size, executor);

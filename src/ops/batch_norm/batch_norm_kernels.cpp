@@ -28,11 +28,20 @@ namespace oa {
 namespace bn {
 
 enum Pass {
-  kReduce = 0,            // sums only
+  kReduce = 0,            // sums of dy and dy*(x - mean)
   kTrainWrite = 1,        // dx = scale*dy + slope*(x - mean) + shift
   kInferWrite = 2,        // dx = scale*dy
   kInferWriteReduce = 3,  // dx = scale*dy, plus sums
+  kAffineWrite = 4,       // y = slope*(x - mean) + shift (the forward operators; no dy)
+  kSumX = 5,              // sum of x - mean (a block's first statistics pass, mean 0)
+  kCentredSquares = 6,    // sum of (x - mean)^2 (its second pass, around the block's mean)
+  kStats = 7,             // a block's count, mean and M2: kSumX, then kCentredSquares
 };
+
+constexpr bool WritesOutput(int pass) {
+  return pass == kTrainWrite || pass == kInferWrite || pass == kInferWriteReduce || pass == kAffineWrite;
+}
+constexpr bool ReadsDy(int pass) { return pass <= kInferWriteReduce; }
 
 // Rows of plain channels-last data: lane l is channel l, so the lane arrays are the channel arrays.
 inline bool LanesAreChannels(const BatchNormPlan& plan) {
@@ -143,6 +152,16 @@ inline double LoadWideScalar(BFloat16 v) { return Bf16ToFloat(v.bits); }
 template <int kPass, class T>
 inline void ScalarElement(const T* x, const T* dy, T* dx, double mean, double scale, double slope, double shift,
                           double& sum_dy, double& sum_dyx) {
+  if (kPass == kSumX) {
+    sum_dy += LoadWideScalar(*x) - mean;
+    return;
+  }
+  if (kPass == kCentredSquares) {
+    const double centered = LoadWideScalar(*x) - mean;
+    sum_dyx += centered * centered;
+    return;
+  }
+  if (kPass == kAffineWrite) return StoreRounded(slope * (LoadWideScalar(*x) - mean) + shift, dx);
   const double g = LoadWideScalar(*dy);
   if (kPass == kInferWrite || kPass == kInferWriteReduce) StoreRounded(scale * g, dx);
   if (kPass == kInferWrite) return;
@@ -302,6 +321,7 @@ template <int kPass, class T>
 HWY_INLINE void WideWrite(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, VD mean, VD scale,
                           VD slope, VD shift) {
   const D d;
+  if (kPass == bn::kAffineWrite) return StoreNarrow(hn::MulAdd(slope, hn::Sub(LoadWide(d, x), mean), shift), d, dx);
   const VD g = LoadWide(d, dy);
   if (kPass == bn::kInferWrite) return StoreNarrow(hn::Mul(scale, g), d, dx);
   const VD centered = hn::Sub(LoadWide(d, x), mean);
@@ -313,6 +333,14 @@ template <int kPass, class T>
 HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW mean, VW scale, VW slope, VW shift,
                           VW* terms) {
   const DW dw;
+  if (kPass == bn::kAffineWrite) {
+    // The forward's mean is computed in f64 and only rounded to fp32 here, so its rounding
+    // error (relative to |mean|, not to |x - mean|) enters the bound.
+    const VW value = LoadAsFloat(dw, x);
+    const VW centered = hn::Sub(value, mean);
+    *terms = hn::MulAdd(hn::Abs(slope), hn::Add(hn::Abs(value), hn::Abs(mean)), hn::Abs(shift));
+    return hn::MulAdd(slope, centered, shift);
+  }
   const VW g = LoadAsFloat(dw, dy);
   if (kPass == bn::kInferWrite) {
     const VW v = hn::Mul(scale, g);
@@ -341,11 +369,33 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
   const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
   int64_t i = 0;
+  if constexpr (kPass == bn::kSumX || kPass == bn::kCentredSquares) {  // statistics: x only
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      const VD c0 = hn::Sub(LoadWide(d, x + i), v_mean), c1 = hn::Sub(LoadWide(d, x + i + lanes), v_mean);
+      if (kPass == bn::kSumX) {
+        acc.dy0 = hn::Add(acc.dy0, c0);
+        acc.dy1 = hn::Add(acc.dy1, c1);
+      } else {
+        acc.dyx0 = hn::MulAdd(c0, c0, acc.dyx0);
+        acc.dyx1 = hn::MulAdd(c1, c1, acc.dyx1);
+      }
+    }
+    for (; i + lanes <= n; i += lanes) {
+      const VD c0 = hn::Sub(LoadWide(d, x + i), v_mean);
+      if (kPass == bn::kSumX) {
+        acc.dy0 = hn::Add(acc.dy0, c0);
+      } else {
+        acc.dyx0 = hn::MulAdd(c0, c0, acc.dyx0);
+      }
+    }
+    for (; i < n; ++i) bn::ScalarElement<kPass>(x + i, dy, dx, mean, scale, slope, shift, acc.dy_tail, acc.dyx_tail);
+    return;
+  }
   if constexpr (sizeof(T) == 2 && kPass == bn::kInferWriteReduce) {  // the write in fp32, then the sums
     PlanarSegmentUnit<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
     return PlanarSegmentUnit<bn::kReduce>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
   }
-  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite)) {
+  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite || kPass == bn::kAffineWrite)) {
     if (bn::FitsFloat(scale) && bn::FitsFloat(slope) && bn::FitsFloat(shift)) {
       const DW dw;
       const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
@@ -373,7 +423,12 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
       acc.dyx1 = hn::MulAdd(g1, c1, acc.dyx1);
     }
   }
-  for (; i + lanes <= n; i += lanes) {
+  if (kPass == bn::kAffineWrite) {
+    for (; i + lanes <= n; i += lanes) {
+      StoreOut(hn::MulAdd(v_slope, hn::Sub(LoadWide(d, x + i), v_mean), v_shift), d, dx + i, stream);
+    }
+  }
+  for (; kPass != bn::kAffineWrite && i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
     if (kPass == bn::kInferWrite || kPass == bn::kInferWriteReduce) StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
     if (kPass == bn::kInferWrite) continue;
@@ -386,7 +441,7 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
     }
   }
   for (; i < n; ++i) {
-    T* out = kPass == bn::kReduce ? nullptr : dx + i;
+    T* out = bn::WritesOutput(kPass) ? dx + i : nullptr;
     bn::ScalarElement<kPass>(x + i, dy + i, out, mean, scale, slope, shift, acc.dy_tail, acc.dyx_tail);
   }
 }
@@ -396,26 +451,24 @@ HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, 
                                      double scale, double slope, double shift, PlanarAccumulators& acc) {
   for (int64_t i = 0; i < n; ++i) {
     T* out = nullptr;
-    if (kPass != bn::kReduce) out = dx + i * stride[kDx];
+    if (bn::WritesOutput(kPass)) out = dx + i * stride[kDx];
     bn::ScalarElement<kPass>(x + i * stride[kX], dy + i * stride[kDy], out, mean, scale, slope, shift, acc.dy_tail,
                               acc.dyx_tail);
   }
 }
 
-// Block `block` of channel `channel`: elements [block*B, (block+1)*B) of the channel, in
-// run order. Reductions leave (sum dy, sum dy*(x-mean)) in partial[0..1].
+// Elements [begin, end) of one channel, in run order, for one pass; returns the sums.
 template <int kPass, class T>
-void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t channel, int64_t block) {
+void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int64_t end, double mean, double scale,
+                 double slope, double shift, double* sum_dy, double* sum_dyx) {
   const D d;
-  const int64_t begin = block * plan.block_elements;
-  const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
   const int64_t run_length = plan.run_length;
   const T* x = reinterpret_cast<const T*>(plan.big[kX]) + channel * plan.channel_stride[kX];
-  const T* dy = reinterpret_cast<const T*>(plan.big[kDy]) + channel * plan.channel_stride[kDy];
+  // Passes without dy walk x in its place (the planner gave dy x's strides): after an address
+  // rebinding big[kDy] may be stale for them.
+  const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) + channel * plan.channel_stride[kDy] : x;
   T* dx = nullptr;
-  if (kPass != bn::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
-  const double mean = ws.mean[channel], scale = ws.scale[channel];
-  const double slope = ws.slope[channel], shift = ws.shift[channel];
+  if (bn::WritesOutput(kPass)) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
 
   PlanarAccumulators acc{hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
   OuterCursor cursor(plan.outer, begin / run_length);
@@ -425,7 +478,7 @@ void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c
     const int64_t ox = cursor.offset[kX] + within * plan.run_stride[kX];
     const int64_t ody = cursor.offset[kDy] + within * plan.run_stride[kDy];
     T* out = nullptr;
-    if (kPass != bn::kReduce) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
+    if (bn::WritesOutput(kPass)) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
     if (plan.unit_runs) {
       PlanarSegmentUnit<kPass>(x + ox, dy + ody, out, n, mean, scale, slope, shift, acc,
                                StreamableSegment(plan, out));
@@ -436,10 +489,33 @@ void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c
     within = 0;
     cursor.Next(plan.outer);
   }
+  *sum_dy = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dy0, acc.dy1))) + acc.dy_tail;
+  *sum_dyx = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dyx0, acc.dyx1))) + acc.dyx_tail;
+}
+
+// Block `block` of channel `channel`: elements [block*B, (block+1)*B) of the channel, in
+// run order. Reductions leave their two sums in partial[0..1]; kStats leaves the block's
+// mean and M2 = sum (x - mean)^2 (two passes over the block, the second from cache).
+template <int kPass, class T>
+void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t channel, int64_t block) {
+  const int64_t begin = block * plan.block_elements;
+  const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
+  double* partial = ws.partials + 2 * (channel * plan.blocks_per_channel + block);
+  double sum_dy = 0.0, sum_dyx = 0.0;
+  if constexpr (kPass == bn::kStats) {
+    double sum_x = 0.0, unused = 0.0;
+    PlanarRange<bn::kSumX, T>(plan, channel, begin, end, 0.0, 0.0, 0.0, 0.0, &sum_x, &unused);
+    const double block_mean = sum_x / static_cast<double>(end - begin);
+    PlanarRange<bn::kCentredSquares, T>(plan, channel, begin, end, block_mean, 0.0, 0.0, 0.0, &unused, &sum_dyx);
+    partial[0] = block_mean;
+    partial[1] = sum_dyx;
+    return;
+  }
+  PlanarRange<kPass, T>(plan, channel, begin, end, ws.mean[channel], ws.scale[channel], ws.slope[channel],
+                        ws.shift[channel], &sum_dy, &sum_dyx);
   if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce) {
-    double* partial = ws.partials + 2 * (channel * plan.blocks_per_channel + block);
-    partial[0] = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dy0, acc.dy1))) + acc.dy_tail;
-    partial[1] = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dyx0, acc.dyx1))) + acc.dyx_tail;
+    partial[0] = sum_dy;
+    partial[1] = sum_dyx;
   }
 }
 
@@ -462,11 +538,27 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
+  if constexpr (kPass == bn::kSumX || kPass == bn::kCentredSquares) {  // statistics: x only
+    for (; i + lanes <= n; i += lanes) {
+      const VD value = LoadWide(d, x + i);
+      if (kPass == bn::kSumX) {
+        hn::StoreU(hn::Add(hn::LoadU(d, part_dy + i), value), d, part_dy + i);
+      } else {
+        const VD centered = hn::Sub(value, hn::LoadU(d, mean + i));
+        hn::StoreU(hn::MulAdd(centered, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
+      }
+    }
+    for (; i < n; ++i) {
+      const double lane_mean = kPass == bn::kSumX ? 0.0 : mean[i];
+      bn::ScalarElement<kPass>(x + i, dy, dx, lane_mean, 0.0, 0.0, 0.0, part_dy[i], part_dyx[i]);
+    }
+    return;
+  }
   if constexpr (sizeof(T) == 2 && kPass == bn::kInferWriteReduce) {  // the write in fp32, then the sums
     RowSegment<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
     return RowSegment<bn::kReduce>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
   }
-  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite)) {
+  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite || kPass == bn::kAffineWrite)) {
     const DW dw;
     for (; i + kWideLanes <= n; i += kWideLanes) {
       VW terms;
@@ -482,7 +574,13 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
       }
     }
   }
-  for (; i + lanes <= n; i += lanes) {
+  if (kPass == bn::kAffineWrite) {
+    for (; i + lanes <= n; i += lanes) {
+      const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
+      StoreOut(hn::MulAdd(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i)), d, dx + i, stream);
+    }
+  }
+  for (; kPass != bn::kAffineWrite && i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
     if (kPass == bn::kInferWrite || kPass == bn::kInferWriteReduce) {
       StoreOut(hn::Mul(hn::LoadU(d, scale + i), g), d, dx + i, stream);
@@ -498,11 +596,34 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
     }
   }
   for (; i < n; ++i) {
-    T* out = kPass == bn::kReduce ? nullptr : dx + i;
+    T* out = bn::WritesOutput(kPass) ? dx + i : nullptr;
     bn::ScalarElement<kPass>(x + i, dy + i, out, mean[i], scale[i], slope[i], shift[i], part_dy[i], part_dyx[i]);
   }
 }
 
+// Rows [row_begin, row_end) of one lane group for one pass, adding into part_dy/part_dyx.
+template <int kPass, class T>
+void RowsRange(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row_begin, int64_t row_end,
+               int64_t lane_begin, int64_t n, const double* lane_mean, double* part_dy, double* part_dyx) {
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]) + lane_begin;
+  const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) + lane_begin : x;  // see PlanarRange
+  T* dx = nullptr;
+  if (bn::WritesOutput(kPass)) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
+  const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,
+                         ws.lane_shift_f + lane_begin};
+  OuterCursor cursor(plan.outer, row_begin);
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    T* out = nullptr;
+    if (bn::WritesOutput(kPass)) out = dx + cursor.offset[kDx];
+    RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, lane_mean, ws.lane_scale + lane_begin,
+                      ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, lane_f, part_dy, part_dyx,
+                      StreamableSegment(plan, out));
+    cursor.Next(plan.outer);
+  }
+}
+
+// One row block of one lane group. Reductions leave per-lane sums in the block's partials;
+// kStats leaves each lane's mean and M2 over the block's rows (two passes, the second from cache).
 template <int kPass, class T>
 void RowsBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row_block, int64_t group) {
   const int64_t width = plan.row_width;
@@ -512,24 +633,17 @@ void RowsBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row
   const int64_t n = std::min(width, lane_begin + plan.lanes_per_group) - lane_begin;
   double* part_dy = ws.partials + 2 * width * row_block + lane_begin;
   double* part_dyx = part_dy + width;
-  if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce) {
+  if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce || kPass == bn::kStats) {
     std::fill(part_dy, part_dy + n, 0.0);
     std::fill(part_dyx, part_dyx + n, 0.0);
   }
-  const T* x = reinterpret_cast<const T*>(plan.big[kX]) + lane_begin;
-  const T* dy = reinterpret_cast<const T*>(plan.big[kDy]) + lane_begin;
-  T* dx = nullptr;
-  if (kPass != bn::kReduce) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
-  const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,
-                         ws.lane_shift_f + lane_begin};
-  OuterCursor cursor(plan.outer, row_begin);
-  for (int64_t row = row_begin; row < row_end; ++row) {
-    T* out = nullptr;
-    if (kPass != bn::kReduce) out = dx + cursor.offset[kDx];
-    RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, ws.lane_mean + lane_begin,
-                      ws.lane_scale + lane_begin, ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, lane_f,
-                      part_dy, part_dyx, StreamableSegment(plan, out));
-    cursor.Next(plan.outer);
+  if constexpr (kPass == bn::kStats) {
+    RowsRange<bn::kSumX, T>(plan, ws, row_begin, row_end, lane_begin, n, nullptr, part_dy, part_dyx);
+    const double rows = static_cast<double>(row_end - row_begin);
+    for (int64_t i = 0; i < n; ++i) part_dy[i] /= rows;  // the lanes' block means
+    RowsRange<bn::kCentredSquares, T>(plan, ws, row_begin, row_end, lane_begin, n, part_dy, part_dy, part_dyx);
+  } else {
+    RowsRange<kPass, T>(plan, ws, row_begin, row_end, lane_begin, n, ws.lane_mean + lane_begin, part_dy, part_dyx);
   }
 }
 
@@ -543,6 +657,8 @@ void BlockTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, 
       case bn::kReduce: return PlanarBlock<bn::kReduce, T>(plan, ws, channel, block);
       case bn::kTrainWrite: return PlanarBlock<bn::kTrainWrite, T>(plan, ws, channel, block);
       case bn::kInferWrite: return PlanarBlock<bn::kInferWrite, T>(plan, ws, channel, block);
+      case bn::kAffineWrite: return PlanarBlock<bn::kAffineWrite, T>(plan, ws, channel, block);
+      case bn::kStats: return PlanarBlock<bn::kStats, T>(plan, ws, channel, block);
       default: return PlanarBlock<bn::kInferWriteReduce, T>(plan, ws, channel, block);
     }
   }
@@ -551,6 +667,8 @@ void BlockTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, 
     case bn::kReduce: return RowsBlock<bn::kReduce, T>(plan, ws, row_block, group);
     case bn::kTrainWrite: return RowsBlock<bn::kTrainWrite, T>(plan, ws, row_block, group);
     case bn::kInferWrite: return RowsBlock<bn::kInferWrite, T>(plan, ws, row_block, group);
+    case bn::kAffineWrite: return RowsBlock<bn::kAffineWrite, T>(plan, ws, row_block, group);
+    case bn::kStats: return RowsBlock<bn::kStats, T>(plan, ws, row_block, group);
     default: return RowsBlock<bn::kInferWriteReduce, T>(plan, ws, row_block, group);
   }
 }
@@ -558,7 +676,7 @@ void BlockTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, 
 }  // namespace bn_kernels
 
 // Runs one block of the plan's partition for one pass.
-void BatchNormBackwardBlockTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass,
+void BatchNormBlockTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass,
                                 int64_t task) {
   switch (plan.io_dtype) {
     case ACL_FLOAT16: return bn_kernels::BlockTaskT<Half16>(plan, ws, pass, task);
@@ -566,7 +684,7 @@ void BatchNormBackwardBlockTask(const bn::BatchNormPlan& plan, const bn::Workspa
     default: bn_kernels::BlockTaskT<float>(plan, ws, pass, task);
   }
   // Streaming stores are weakly ordered: fence them before the task is reported done.
-  if (plan.stream_dx && pass != bn::kReduce) hwy::FlushStream();
+  if (plan.stream_dx && bn::WritesOutput(pass)) hwy::FlushStream();
 }
 
 }  // namespace HWY_NAMESPACE
@@ -579,11 +697,12 @@ HWY_AFTER_NAMESPACE();
 namespace oa {
 namespace bn {
 
-HWY_EXPORT(BatchNormBackwardBlockTask);
+HWY_EXPORT(BatchNormBlockTask);
 
 namespace {
 
-// Reads weight and the statistics the mode uses; fixes mean, scale = w*r and r per channel.
+// Reads weight and the given statistics; fixes mean, scale = w*r and r per channel, and
+// the affine coefficients of the forward operators (slope = w*r, shift = b).
 void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) {
     const double w = ReadChannel(plan.weight, c, 1.0);
@@ -592,10 +711,10 @@ void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
     ws.mean[c] = ReadChannel(plan.mean, c, 0.0);
     ws.invstd[c] = r;
     ws.scale[c] = w * r;
-    ws.slope[c] = 0.0;
-    ws.shift[c] = 0.0;
-    ws.sum_dy[c] = 0.0;
-    ws.sum_dyx[c] = 0.0;
+    ws.slope[c] = plan.operation == Operation::kAffine ? w * r : 0.0;
+    ws.shift[c] = plan.operation == Operation::kAffine ? ReadChannel(plan.bias, c, 0.0) : 0.0;
+    ws.sum_dy[c] = ReadChannel(plan.sum_dy_in, c, 0.0);
+    ws.sum_dyx[c] = ReadChannel(plan.sum_dyxmu_in, c, 0.0);
   }
 }
 
@@ -615,9 +734,12 @@ void ExpandLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
           ws.lane_shift[lane] = ws.shift[c];
         }
         if (!lane_floats) continue;
-        ws.lane_mean_f[lane] = static_cast<float>(ws.mean[c]);  // exact: read from a float type
-        ws.lane_scale_f[lane] = fits ? static_cast<float>(ws.scale[c]) : NAN;  // NaN: every vector with it takes f64
-        ws.lane_slope_f[lane] = static_cast<float>(ws.slope[c]);
+        // Exact for given statistics (read from a float type); the forward's computed mean
+        // is rounded, which its error bound accounts for (NarrowValue).
+        ws.lane_mean_f[lane] = static_cast<float>(ws.mean[c]);
+        // NaN: every vector with this lane takes the f64 path (slope too: the affine pass has no scale).
+        ws.lane_scale_f[lane] = fits ? static_cast<float>(ws.scale[c]) : NAN;
+        ws.lane_slope_f[lane] = fits ? static_cast<float>(ws.slope[c]) : NAN;
         ws.lane_shift_f[lane] = static_cast<float>(ws.shift[c]);
       }
     }
@@ -661,8 +783,93 @@ void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   }
 }
 
-void TrainingCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
-  const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);
+// Chan's parallel combination: (count, mean, M2) of a set += those of a disjoint part.
+// The error does not grow with |mean|: only deviations from means are ever squared.
+inline void MergeMoments(double& count, double& mean, double& m2, double part_count, double part_mean,
+                         double part_m2) {
+  if (part_count == 0.0) return;
+  const double total = count + part_count;
+  const double delta = part_mean - mean;
+  mean += delta * (part_count / total);
+  m2 += part_m2 + delta * delta * (count * part_count / total);
+  count = total;
+}
+
+// Block moments -> per-channel count (sum_dy), mean and M2 (sum_dyx), in block order.
+void CombineMomentsChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
+  const double* partial = ws.partials + 2 * c * plan.blocks_per_channel;
+  double count = 0.0, mean = 0.0, m2 = 0.0;
+  for (int64_t b = 0; b < plan.blocks_per_channel; ++b) {
+    const int64_t begin = b * plan.block_elements;
+    const double block_count = static_cast<double>(std::min(plan.reduce_size, begin + plan.block_elements) - begin);
+    MergeMoments(count, mean, m2, block_count, partial[2 * b], partial[2 * b + 1]);
+  }
+  ws.sum_dy[c] = count;
+  ws.mean[c] = mean;
+  ws.sum_dyx[c] = m2;
+}
+
+void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
+  if (plan.layout == Layout::kPlanar) {
+    for (int64_t c = 0; c < plan.channels; ++c) CombineMomentsChannel(plan, ws, c);
+    return;
+  }
+  for (int64_t c = 0; c < plan.channels; ++c) ws.sum_dy[c] = ws.mean[c] = ws.sum_dyx[c] = 0.0;
+  const int64_t width = plan.row_width;
+  const int64_t rows = plan.outer.Count();
+  for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
+    const double* part_mean = ws.partials + 2 * width * rb;
+    const double* part_m2 = part_mean + width;
+    const double block_rows = static_cast<double>(std::min(rows, (rb + 1) * plan.rows_per_block) - rb * plan.rows_per_block);
+    int64_t lane = 0;
+    while (lane < width) {
+      for (int64_t c = 0; c < plan.channels; ++c) {
+        for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
+          MergeMoments(ws.sum_dy[c], ws.mean[c], ws.sum_dyx[c], block_rows, part_mean[lane], part_m2[lane]);
+        }
+      }
+    }
+  }
+}
+
+// Channel c's invstd from its moments, and the forward's affine coefficients
+// (y = w*r*(x - mean) + b). Writes nothing outside the workspace.
+void StatisticsCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
+  const double variance = ws.sum_dyx[c] / static_cast<double>(plan.reduce_size);
+  const double r = 1.0 / std::sqrt(variance + plan.eps);
+  const double w = ReadChannel(plan.weight, c, 1.0);
+  ws.invstd[c] = r;
+  ws.scale[c] = w * r;
+  ws.slope[c] = w * r;
+  ws.shift[c] = ReadChannel(plan.bias, c, 0.0);
+}
+
+// The statistics outputs and the running update, one channel after another (after every
+// pass, so an output aliasing an input, or a stride-0 output, cannot change what was read).
+void WriteStatistics(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
+  const double count = static_cast<double>(plan.reduce_size);
+  const double momentum = plan.momentum;
+  for (int64_t c = 0; c < plan.channels; ++c) {
+    const double mean = ws.mean[c];
+    if (plan.mean_out.data != nullptr) WriteChannel(plan.mean_out, c, mean);
+    if (plan.invstd_out.data != nullptr) WriteChannel(plan.invstd_out, c, ws.invstd[c]);
+    if (plan.operation != Operation::kForwardTraining) continue;
+    if (plan.running_mean.data != nullptr) {
+      const double old = ReadChannel(plan.running_mean, c, 0.0);
+      WriteChannel(plan.running_mean, c, (1.0 - momentum) * old + momentum * mean);
+    }
+    if (plan.running_var.data != nullptr) {
+      // Unbiased; one element per channel has no unbiased variance (NaN, as upstream and PyTorch).
+      const double unbiased = plan.reduce_size > 1 ? ws.sum_dyx[c] / (count - 1.0) : NAN;
+      const double old = ReadChannel(plan.running_var, c, 1.0);
+      WriteChannel(plan.running_var, c, (1.0 - momentum) * old + momentum * unbiased);
+    }
+  }
+}
+
+// dx = scale*dy + slope*(x - mean) + shift with the training coefficients, sums over `count` elements.
+void TrainingCoefficients(const WorkspaceArrays& ws, int64_t c, double count) {
+  const double inv_m = 1.0 / count;
   const double r = ws.invstd[c];
   ws.slope[c] = -ws.scale[c] * (r * r) * (ws.sum_dyx[c] * inv_m);
   ws.shift[c] = -ws.scale[c] * (ws.sum_dy[c] * inv_m);
@@ -672,62 +879,176 @@ void WriteChannelOutputs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) {
     if (plan.grad_weight.data != nullptr) WriteChannel(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
     if (plan.grad_bias.data != nullptr) WriteChannel(plan.grad_bias, c, ws.sum_dy[c]);
+    if (plan.sum_dy_out.data != nullptr) WriteChannel(plan.sum_dy_out, c, ws.sum_dy[c]);
+    if (plan.sum_dyxmu_out.data != nullptr) WriteChannel(plan.sum_dyxmu_out, c, ws.sum_dyx[c]);
   }
 }
 
-void ZeroChannelOutputs(const BatchNormPlan& plan) {
-  for (const ChannelVector* v : {&plan.grad_weight, &plan.grad_bias}) {
-    if (v->data == nullptr) continue;
-    for (int64_t c = 0; c < v->length; ++c) WriteChannel(*v, c, 0.0);
+void WriteFills(const BatchNormPlan& plan) {
+  for (int i = 0; i < plan.num_fills; ++i) {
+    const ChannelFill& fill = plan.fills[i];
+    for (int64_t c = 0; c < fill.vector.length; ++c) WriteChannel(fill.vector, c, fill.value);
+  }
+}
+
+// The sum of every element of the counter, in index order.
+double CounterTotal(const CounterView& counter) {
+  int64_t count = 1;
+  for (int k = 0; k < counter.rank; ++k) count *= counter.size[k];
+  const size_t element = DataTypeSize(counter.dtype);
+  double total = 0.0;
+  int64_t index[kMaxOuterDims] = {};
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t offset = 0;
+    for (int k = 0; k < counter.rank; ++k) offset += index[k] * counter.stride[k];
+    const char* p = counter.data + offset * static_cast<int64_t>(element);
+    switch (counter.dtype) {
+      case ACL_INT32: total += *reinterpret_cast<const int32_t*>(p); break;
+      case ACL_FLOAT16: total += HalfToFloat(reinterpret_cast<const Half16*>(p)->bits); break;
+      default: total += *reinterpret_cast<const float*>(p); break;
+    }
+    for (int k = counter.rank - 1; k >= 0; --k) {
+      if (++index[k] < counter.size[k]) break;
+      index[k] = 0;
+    }
+  }
+  return total;
+}
+
+// One element of any float dtype, read as f64 / written rounded once.
+double LoadElement(aclDataType dtype, const char* p) {
+  ChannelVector v;
+  v.data = const_cast<char*>(p);
+  v.dtype = dtype;
+  return ReadChannel(v, 0, 0.0);
+}
+void StoreElement(aclDataType dtype, char* p, double value) {
+  ChannelVector v;
+  v.data = p;
+  v.dtype = dtype;
+  WriteChannel(v, 0, value);
+}
+
+// kElemtBackward with x, dy and dx of different dtypes: one block of the planar partition,
+// element by element (the same formula and rounding as the vector kernels).
+void MixedTrainWriteBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
+  const int64_t channel = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
+  const int64_t begin = block * plan.block_elements;
+  const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
+  int64_t size[kNumBigTensors];
+  for (int t = 0; t < kNumBigTensors; ++t) size[t] = static_cast<int64_t>(DataTypeSize(plan.big_dtype[t]));
+  const double mean = ws.mean[channel], scale = ws.scale[channel], slope = ws.slope[channel], shift = ws.shift[channel];
+  OuterCursor cursor(plan.outer, begin / plan.run_length);
+  int64_t within = begin % plan.run_length;
+  for (int64_t i = begin; i < end;) {
+    const int64_t n = std::min(plan.run_length - within, end - i);
+    for (int64_t j = within; j < within + n; ++j) {
+      const char* p[kNumBigTensors];
+      for (int t = 0; t < kNumBigTensors; ++t) {
+        p[t] = plan.big[t] + (channel * plan.channel_stride[t] + cursor.offset[t] + j * plan.run_stride[t]) * size[t];
+      }
+      const double g = LoadElement(plan.big_dtype[kDy], p[kDy]);
+      const double centered = LoadElement(plan.big_dtype[kX], p[kX]) - mean;
+      StoreElement(plan.big_dtype[kDx], const_cast<char*>(p[kDx]), scale * g + (slope * centered + shift));
+    }
+    i += n;
+    within = 0;
+    cursor.Next(plan.outer);
   }
 }
 
 }  // namespace
 
-void RunBatchNormBackward(const BatchNormPlan& plan, void* workspace) {
+void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
   if (plan.empty) {
-    ZeroChannelOutputs(plan);
+    WriteFills(plan);
     return;
   }
-  if (!plan.want_dx() && !plan.want_sums()) return;
+  if (plan.operation == Operation::kBackward && !plan.want_dx() && !plan.want_sums()) return;
   const WorkspaceArrays ws(plan, workspace);
   PrepareChannels(plan, ws);
-  ExpandLanes(plan, ws);
-  const auto block_task = HWY_DYNAMIC_DISPATCH(BatchNormBackwardBlockTask);
+  const auto block_task = HWY_DYNAMIC_DISPATCH(BatchNormBlockTask);
   const int64_t blocks = plan.NumBlocks();
   const auto run_pass = [&](int pass) {
     ParallelFor(blocks, plan.max_threads, [&](int64_t task) { block_task(plan, ws, pass, task); });
   };
+  const double m = static_cast<double>(plan.reduce_size);
 
-  if (plan.training) {
-    if (plan.fused) {
-      // One task per channel: reduce its blocks, combine, then the elementwise pass while the
-      // channel is still in cache. Same blocks and order as the split passes below.
-      ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
-        const int64_t first = c * plan.blocks_per_channel;
-        for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kReduce, first + b);
-        CombineChannel(plan, ws, c);
-        TrainingCoefficients(plan, ws, c);
-        if (!plan.want_dx()) return;
-        for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kTrainWrite, first + b);
-      });
-    } else {
+  switch (plan.operation) {
+    case Operation::kStats:
+    case Operation::kForwardTraining: {
+      if (plan.fused) {
+        // One task per channel: its blocks' moments, combined, then the output while the
+        // channel is still in cache. Same blocks and order as the split passes below.
+        ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
+          const int64_t first = c * plan.blocks_per_channel;
+          for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kStats, first + b);
+          CombineMomentsChannel(plan, ws, c);
+          StatisticsCoefficients(plan, ws, c);
+          for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kAffineWrite, first + b);
+        });
+      } else {
+        run_pass(kStats);
+        CombineMomentsAll(plan, ws);
+        for (int64_t c = 0; c < plan.channels; ++c) StatisticsCoefficients(plan, ws, c);
+        if (plan.want_dx()) {
+          ExpandLanes(plan, ws);
+          run_pass(kAffineWrite);
+        }
+      }
+      WriteStatistics(plan, ws);
+      return;
+    }
+    case Operation::kAffine:
+      ExpandLanes(plan, ws);
+      run_pass(kAffineWrite);
+      return;
+    case Operation::kElemtBackward: {
+      const double total = CounterTotal(plan.counter);
+      for (int64_t c = 0; c < plan.channels; ++c) TrainingCoefficients(ws, c, total);
+      if (plan.mixed_dtypes) {
+        ParallelFor(blocks, plan.max_threads, [&](int64_t task) { MixedTrainWriteBlock(plan, ws, task); });
+        return;
+      }
+      ExpandLanes(plan, ws);
+      run_pass(kTrainWrite);
+      return;
+    }
+    case Operation::kReduceBackward:
       run_pass(kReduce);
       CombineAll(plan, ws);
-      if (plan.want_dx()) {
-        for (int64_t c = 0; c < plan.channels; ++c) TrainingCoefficients(plan, ws, c);
-        ExpandLanes(plan, ws);
-        run_pass(kTrainWrite);
+      break;
+    case Operation::kBackward:
+      ExpandLanes(plan, ws);
+      if (plan.training) {
+        if (plan.fused) {
+          ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
+            const int64_t first = c * plan.blocks_per_channel;
+            for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kReduce, first + b);
+            CombineChannel(plan, ws, c);
+            TrainingCoefficients(ws, c, m);
+            if (!plan.want_dx()) return;
+            for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kTrainWrite, first + b);
+          });
+        } else {
+          run_pass(kReduce);
+          CombineAll(plan, ws);
+          if (plan.want_dx()) {
+            for (int64_t c = 0; c < plan.channels; ++c) TrainingCoefficients(ws, c, m);
+            ExpandLanes(plan, ws);
+            run_pass(kTrainWrite);
+          }
+        }
+      } else {
+        const bool sums = plan.want_sums();
+        if (plan.want_dx()) {
+          run_pass(sums ? kInferWriteReduce : kInferWrite);
+        } else {
+          run_pass(kReduce);
+        }
+        if (sums) CombineAll(plan, ws);
       }
-    }
-  } else {
-    const bool sums = plan.want_sums();
-    if (plan.want_dx()) {
-      run_pass(sums ? kInferWriteReduce : kInferWrite);
-    } else {
-      run_pass(kReduce);
-    }
-    if (sums) CombineAll(plan, ws);
+      break;
   }
   // Last, so outputs that alias inputs cannot change what the passes read.
   WriteChannelOutputs(plan, ws);

@@ -11,8 +11,8 @@
 namespace oa {
 namespace bn {
 
-// Runs the whole plan; workspace holds plan.workspace_bytes (8-byte aligned).
-void RunBatchNormBackward(const BatchNormPlan& plan, void* workspace);
+// Runs the whole plan (any operation of the family); workspace holds plan.workspace_bytes (8-byte aligned).
+void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace);
 
 // f64 -> f32 rounding to odd: a later round-to-nearest-even to fp16/bf16 then equals a
 // single rounding of the f64 value (f32 keeps more than two extra bits).

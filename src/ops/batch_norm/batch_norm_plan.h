@@ -1,5 +1,7 @@
-// What phase 1 decides for one batch-norm backward call: the normalised views, the kernel
-// layout, the fixed partition and the workspace map. Phase 2 reads only this.
+// What phase 1 decides for one call of a batch-norm family operator: the operation, the
+// normalised views, the kernel layout, the fixed partition and the workspace map. Phase 2
+// reads only this. Every operator of the family is one walk over [N, C, *] data: a
+// per-channel reduction, an elementwise pass with per-channel coefficients, or both.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +13,19 @@ namespace bn {
 
 constexpr int kMaxOuterDims = 8;
 
-// The big tensors in every per-tensor array below.
+// The big tensors in every per-tensor array below. kDx is the elementwise pass's output:
+// gradInput in the backward operators, output in the forward ones (which have no kDy).
 enum BigTensor { kX = 0, kDy = 1, kDx = 2, kNumBigTensors = 3 };
+
+// What one call computes (each operator's spec page has the formulas).
+enum class Operation {
+  kBackward,        // aclnn(Fast)BatchNormBackward: sums of dy and dy*(x - mean), then dx
+  kReduceBackward,  // aclnnBatchNormReduceBackward: the sums only, written out
+  kElemtBackward,   // aclnnBatchNormElemtBackward: dx from given global sums and counts
+  kStats,           // aclnnBatchNormStats: per-channel mean and invstd
+  kForwardTraining, // aclnnBatchNorm, training: statistics, running update, output
+  kAffine,          // aclnnBatchNormElemt and aclnnBatchNorm inference: output from given statistics
+};
 
 // A per-channel vector (weight, statistics, gradWeight, gradBias) in any float dtype.
 struct ChannelVector {
@@ -34,6 +47,21 @@ struct OuterDims {
   }
 };
 
+// A tensor of any shape whose elements are summed (aclnnBatchNormElemtBackward's counter).
+struct CounterView {
+  const char* data = nullptr;
+  aclDataType dtype = ACL_INT32;
+  int rank = 0;
+  int64_t size[kMaxOuterDims] = {};
+  int64_t stride[kMaxOuterDims] = {};  // elements
+};
+
+// A per-channel output filled with one value (empty problems).
+struct ChannelFill {
+  ChannelVector vector;
+  double value = 0.0;
+};
+
 enum class Layout {
   // Each channel's data is a set of runs (one run per outer position) of run_length
   // elements at run_stride; vectorised along the run. NCHW-style memory, and the generic
@@ -47,23 +75,46 @@ enum class Layout {
 
 struct BatchNormPlan {
   // ---- the problem ----
-  bool empty = false;  // nothing to read: only zero the requested gradWeight / gradBias
+  Operation operation = Operation::kBackward;
+  bool empty = false;  // nothing to read: only write the fills
+  ChannelFill fills[4];
+  int num_fills = 0;
+  // The statistics: true when `spread` is an invstd (training backward, the SyncBN operators),
+  // false when it is a variance to turn into 1/sqrt(var + eps) (inference).
   bool training = true;
   double eps = 1e-5;
+  double momentum = 0.1;    // kForwardTraining
   int64_t channels = 0;
   int64_t reduce_size = 0;  // m: elements per channel
-  aclDataType io_dtype = ACL_FLOAT;  // input, gradOut, gradInput
-  char* big[kNumBigTensors] = {};    // x, dy, dx at their view offsets (dx null: not requested)
+  aclDataType io_dtype = ACL_FLOAT;  // the big tensors' dtype (see mixed_dtypes)
+  // kElemtBackward only: x, dy and dx may each have their own dtype; then the plan is planar
+  // and the elements are converted one by one (a rare case: SyncBN keeps one activation dtype).
+  bool mixed_dtypes = false;
+  aclDataType big_dtype[kNumBigTensors] = {ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
+  char* big[kNumBigTensors] = {};    // x, dy, dx at their view offsets (null: not used / not requested)
   int64_t channel_stride[kNumBigTensors] = {};
   ChannelVector weight;        // absent: 1
-  ChannelVector mean;          // saveMean (training) or runningMean (inference); absent: 0
-  ChannelVector spread;        // saveInvstd (training) or runningVar (inference); absent: 1
+  ChannelVector bias;          // forward; absent: 0
+  ChannelVector mean;          // the statistics read; absent: 0
+  ChannelVector spread;        // invstd (training) or variance (inference); absent: 1
   ChannelVector grad_weight;   // null data: not requested
   ChannelVector grad_bias;
+  ChannelVector sum_dy_out;    // kReduceBackward
+  ChannelVector sum_dyxmu_out;
+  ChannelVector sum_dy_in;     // kElemtBackward: the global sums
+  ChannelVector sum_dyxmu_in;
+  CounterView counter;         // kElemtBackward
+  ChannelVector mean_out;      // kStats: mean; kForwardTraining: saveMean
+  ChannelVector invstd_out;    // kStats: invstd; kForwardTraining: saveInvstd
+  ChannelVector running_mean;  // kForwardTraining, updated in place; null: not updated
+  ChannelVector running_var;
 
   bool want_dx() const { return big[kDx] != nullptr; }
-  // The per-channel sums are needed for gradWeight, gradBias and the training gradInput.
+  bool computes_stats() const { return operation == Operation::kStats || operation == Operation::kForwardTraining; }
+  // The per-channel sums of dy and dy*(x - mean).
   bool want_sums() const {
+    if (operation == Operation::kReduceBackward) return true;
+    if (operation != Operation::kBackward) return false;
     return grad_weight.data != nullptr || grad_bias.data != nullptr || (training && want_dx());
   }
 
@@ -92,10 +143,12 @@ struct BatchNormPlan {
   int max_threads = 1;  // scheduling only
 
   // ---- workspace map (byte offsets; every array is double unless said otherwise) ----
-  uint64_t ws_channel = 0;  // 7 arrays of `channels`: mean, scale (w*r), invstd, slope, shift, sum_dy, sum_dyxmu
+  // 7 arrays of `channels`: mean, scale (w*r), invstd, slope, shift, sum_dy, sum_dyxmu (the
+  // statistics operators keep count, mean and M2 of the data in sum_dy, mean and sum_dyxmu)
+  uint64_t ws_channel = 0;
   uint64_t ws_lanes = 0;    // rows: 4 arrays of row_width: mean, scale, slope, shift per lane
   uint64_t ws_lane_floats = 0;  // rows, 16-bit io: 4 float arrays of row_width (mean, scale, slope, shift)
-  uint64_t ws_partials = 0; // per block partial sums (two doubles per channel or lane)
+  uint64_t ws_partials = 0; // per block partial sums (two doubles per channel or lane: the sums, or mean and M2)
   uint64_t workspace_bytes = 0;
 
   int64_t NumBlocks() const { return layout == Layout::kPlanar ? channels * blocks_per_channel : row_blocks * lane_groups; }

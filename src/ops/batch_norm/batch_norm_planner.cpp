@@ -63,14 +63,17 @@ int64_t PackFactor(int64_t size, int64_t width) {
 
 bool ViewIsNonOverlapping(const aclTensor& tensor) { return ViewOverlapsItself(tensor) == Overlap::kNo; }
 
-BatchNormPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_bias) {
+BatchNormPlan MakeFillPlan(Operation operation, std::initializer_list<Fill> fills) {
   BatchNormPlan plan;
+  plan.operation = operation;
   plan.empty = true;
-  plan.grad_weight = MakeChannelVector(grad_weight);
-  plan.grad_bias = MakeChannelVector(grad_bias);
-  // A stride-0 view is one element however long it claims to be: zero it once.
-  for (ChannelVector* v : {&plan.grad_weight, &plan.grad_bias}) {
-    if (v->stride_bytes == 0) v->length = std::min<int64_t>(v->length, 1);
+  for (const Fill& fill : fills) {
+    if (fill.tensor == nullptr) continue;
+    ChannelFill& slot = plan.fills[plan.num_fills++];
+    slot.vector = MakeChannelVector(fill.tensor);
+    slot.value = fill.value;
+    // A stride-0 view is one element however long it claims to be: write it once.
+    if (slot.vector.stride_bytes == 0) slot.vector.length = std::min<int64_t>(slot.vector.length, 1);
   }
   return plan;
 }
@@ -78,22 +81,47 @@ BatchNormPlan MakeEmptyPlan(const aclTensor* grad_weight, const aclTensor* grad_
 BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   ApplySimdEnvironment();  // the kernels dispatch to the target chosen before planning
   BatchNormPlan plan;
-  const aclTensor* big[kNumBigTensors] = {in.input, in.grad_out, in.grad_input};
+  // The forward operators have no dy: it aliases x (never read), so every pointer the
+  // kernels form stays inside a real tensor.
+  const aclTensor* grad_out = in.grad_out != nullptr ? in.grad_out : in.input;
+  const aclTensor* big[kNumBigTensors] = {in.input, grad_out, in.output};
   const int64_t channels = in.input->view_dims[1];
+  plan.operation = in.operation;
   plan.training = in.training;
   plan.eps = in.eps;
+  plan.momentum = in.momentum;
   plan.channels = channels;
   plan.reduce_size = in.input->NumElements() / channels;
   plan.io_dtype = in.input->dtype;
   for (int t = 0; t < kNumBigTensors; ++t) {
     plan.big[t] = ElementPointer(big[t]);
     plan.channel_stride[t] = big[t] ? big[t]->strides[1] : 0;
+    plan.big_dtype[t] = big[t] ? big[t]->dtype : in.input->dtype;
+    plan.mixed_dtypes |= plan.big_dtype[t] != plan.io_dtype;
   }
   plan.weight = MakeChannelVector(in.weight);
+  plan.bias = MakeChannelVector(in.bias);
   plan.mean = MakeChannelVector(in.mean);
   plan.spread = MakeChannelVector(in.spread);
   plan.grad_weight = MakeChannelVector(in.grad_weight);
   plan.grad_bias = MakeChannelVector(in.grad_bias);
+  plan.sum_dy_out = MakeChannelVector(in.sum_dy_out);
+  plan.sum_dyxmu_out = MakeChannelVector(in.sum_dyxmu_out);
+  plan.sum_dy_in = MakeChannelVector(in.sum_dy_in);
+  plan.sum_dyxmu_in = MakeChannelVector(in.sum_dyxmu_in);
+  plan.mean_out = MakeChannelVector(in.mean_out);
+  plan.invstd_out = MakeChannelVector(in.invstd_out);
+  plan.running_mean = MakeChannelVector(in.running_mean);
+  plan.running_var = MakeChannelVector(in.running_var);
+  if (in.counter != nullptr) {
+    plan.counter.data = ElementPointer(in.counter);
+    plan.counter.dtype = in.counter->dtype;
+    plan.counter.rank = static_cast<int>(in.counter->Rank());
+    for (int k = 0; k < plan.counter.rank; ++k) {
+      plan.counter.size[k] = in.counter->view_dims[k];
+      plan.counter.stride[k] = in.counter->strides[k];
+    }
+  }
 
   // Non-channel dims longer than 1, outermost first (by input's strides), merged where
   // every big tensor walks them as one dim.
@@ -137,7 +165,15 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
     return width * p;
   };
 
-  if (channels > 1 && all_strides_equal(plan.channel_stride, 1)) {
+  if (plan.mixed_dtypes) {
+    plan.layout = Layout::kPlanar;  // element by element (MixedTrainWriteBlock)
+    if (!merged.empty()) {
+      plan.run_length = merged.back().size;
+      for (int t = 0; t < kNumBigTensors; ++t) plan.run_stride[t] = merged.back().stride[t];
+      merged.pop_back();
+    }
+    plan.unit_runs = false;
+  } else if (channels > 1 && all_strides_equal(plan.channel_stride, 1)) {
     plan.layout = Layout::kRows;  // channels-last
     plan.lane_repeat = 1;
     plan.row_width = pack_rows(channels);
@@ -190,12 +226,14 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   if (in.input->NumElements() < kParallelMinElements) plan.max_threads = 1;
   // A gradInput whose elements share addresses is written by one thread in task order, so
   // the result is still deterministic.
-  if (in.grad_input != nullptr && !ViewIsNonOverlapping(*in.grad_input)) plan.max_threads = 1;
-  plan.fused = plan.layout == Layout::kPlanar && plan.training && plan.want_dx() &&
-               channels >= 2 * static_cast<int64_t>(plan.max_threads);
+  if (in.output != nullptr && !ViewIsNonOverlapping(*in.output)) plan.max_threads = 1;
+  // A reduction followed by an elementwise pass over the same channel.
+  const bool two_passes = plan.want_dx() && ((plan.operation == Operation::kBackward && plan.training) ||
+                                             plan.operation == Operation::kForwardTraining);
+  plan.fused = plan.layout == Layout::kPlanar && two_passes && channels >= 2 * static_cast<int64_t>(plan.max_threads);
 
   // Not for the fused planar pass, whose channel is cache-hot (measured slightly slower).
-  plan.stream_dx = in.grad_input != nullptr && plan.io_dtype == ACL_FLOAT && !plan.fused &&
+  plan.stream_dx = in.output != nullptr && plan.io_dtype == ACL_FLOAT && !plan.mixed_dtypes && !plan.fused &&
                    in.input->NumElements() * static_cast<int64_t>(sizeof(float)) >= kStreamOutputBytes;
 
   plan.ws_channel = 0;
