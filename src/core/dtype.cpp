@@ -93,6 +93,8 @@ const char* FormatName(aclFormat format) {
   }
 }
 
+double RoundToFloat32(double value) { return static_cast<float>(value); }
+
 }  // namespace oa
 
 extern "C" size_t aclDataTypeSize(aclDataType dataType) { return oa::DataTypeSize(dataType); }

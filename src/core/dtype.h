@@ -32,4 +32,9 @@ bool IsKnownFormat(aclFormat format);
 bool IsPrivateFormat(aclFormat format);
 const char* FormatName(aclFormat format);
 
+// The value rounded to float32 (for scalars the spec says are "used as float"). Out of line
+// on purpose: GCC 12.2 at -O2 SLP-vectorises two adjacent (double)(float) conversions into
+// a plain copy and loses the rounding (seen with aclnnBatchNorm's momentum and eps).
+double RoundToFloat32(double value);
+
 }  // namespace oa
