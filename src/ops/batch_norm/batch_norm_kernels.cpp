@@ -1015,6 +1015,7 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
       return;
     }
     case Operation::kReduceBackward:
+      ExpandLanes(plan, ws);  // the rows layout reads the mean per lane
       run_pass(kReduce);
       CombineAll(plan, ws);
       break;

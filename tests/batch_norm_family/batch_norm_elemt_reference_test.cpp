@@ -1,0 +1,122 @@
+// aclnnBatchNormElemt against a long-double evaluation of (x - mean) * invstd * w + b: every
+// layout and dtype (mixed per-channel dtypes), in place, null weight/bias, eps ignored, and
+// the same bits for any thread count.
+#include "bn_family_reference.h"
+
+#include "aclnnop/aclnn_batch_norm_elemt.h"
+
+namespace {
+
+using bnfam::Spec;
+using bntest::HostTensor;
+
+// Channel tensors: 0 weight, 1 bias, 2 mean, 3 invstd.
+struct ElemtProblem {
+  Spec s;
+  bool in_place = false;
+  double eps = 1e-5;
+  HostTensor x, y, channel[4];
+
+  ElemtProblem(const Spec& spec, bool inplace) : s(spec), in_place(inplace) {
+    x = bnfam::BigTensor(s, 0, s.io);
+    if (!in_place) y = bnfam::BigTensor(s, 2, s.io);
+    for (int k = 0; k < 4; ++k) channel[k] = bnfam::ChannelTensor(s, k);
+    support::SplitMix64 rng(s.seed);
+    for (int64_t i = 0; i < x.count(); ++i) x.Set(i, s.center + s.scale * rng.NextIn(-2.0, 2.0));
+    bnfam::FillRandom(channel[0], rng, -2.0, 2.0);
+    bnfam::FillRandom(channel[1], rng, -1.0, 1.0);
+    for (int64_t c = 0; c < s.channels(); ++c) {
+      channel[2].Set(c, s.center + s.scale * rng.NextIn(-0.5, 0.5));
+      channel[3].Set(c, rng.NextIn(0.5, 2.0) / s.scale);
+    }
+    if (!in_place) y.buffer->FillView(0xA5);
+  }
+  const HostTensor& Output() const { return in_place ? x : y; }
+  aclnnStatus Run() {
+    uint64_t workspace_size = 0;
+    aclOpExecutor* executor = nullptr;
+    const aclnnStatus status = aclnnBatchNormElemtGetWorkspaceSize(
+        x.handle, s.present[0] ? channel[0].handle : nullptr, s.present[1] ? channel[1].handle : nullptr,
+        channel[2].handle, channel[3].handle, eps, Output().handle, &workspace_size, &executor);
+    return bnfam::RunTwoPhase(status, workspace_size, executor, aclnnBatchNormElemt);
+  }
+};
+
+// The reference from the input values captured before the run (an in-place run overwrites them).
+struct ElemtReference {
+  std::vector<double> value, scale;
+  explicit ElemtReference(const ElemtProblem& p) {
+    const int64_t channels = p.s.channels(), inner = bnfam::InnerSize(p.s.shape);
+    for (int64_t i = 0; i < p.x.count(); ++i) {
+      const int64_t c = (i / inner) % channels;
+      const long double w = p.s.present[0] ? p.channel[0].Get(c) : 1.0;
+      const long double b = p.s.present[1] ? p.channel[1].Get(c) : 0.0;
+      const long double centered = p.x.Get(i) - static_cast<long double>(p.channel[2].Get(c));
+      const long double r = p.channel[3].Get(c);
+      value.push_back(static_cast<double>(centered * r * w + b));
+      scale.push_back(static_cast<double>(std::fabs(centered * r * w) + std::fabs(b)));
+    }
+  }
+};
+
+void RunAndCheck(const Spec& s, bool in_place) {
+  ElemtProblem p(s, in_place);
+  const ElemtReference ref(p);
+  ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << s.Describe() << ": " << aclGetRecentErrMsg();
+  bnfam::ExpectRoundedOnce("output", p.Output(), ref.value, ref.scale, s.Describe() + (in_place ? " in-place" : ""));
+}
+
+TEST(BatchNormElemtReference, RandomProblems) {
+  for (uint64_t seed = 1; seed <= 120; ++seed) RunAndCheck(bnfam::RandomSpec(seed), false);
+}
+
+TEST(BatchNormElemtReference, InPlace) {
+  for (uint64_t seed = 300; seed <= 340; ++seed) {
+    Spec s = bnfam::RandomSpec(seed);
+    s.layout[2] = s.layout[0];
+    RunAndCheck(s, true);
+  }
+}
+
+// eps does not enter the result: any value gives the same bits.
+TEST(BatchNormElemtReference, EpsIgnored) {
+  Spec s;
+  s.shape = {3, 4, 17};
+  ElemtProblem a(s, false), b(s, false);
+  b.eps = 123.0;
+  ASSERT_EQ(a.Run(), ACLNN_SUCCESS);
+  ASSERT_EQ(b.Run(), ACLNN_SUCCESS);
+  EXPECT_TRUE(bnfam::SameBits(a.y, b.y));
+}
+
+TEST(BatchNormElemtReference, EmptyBatchWritesNothing) {
+  Spec s;
+  s.shape = {0, 4, 3};
+  ElemtProblem p(s, false);
+  ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_TRUE(p.y.buffer->GuardsIntact());
+}
+
+TEST(BatchNormElemtReference, IdenticalBitsForAnyThreadCount) {
+  const std::vector<std::vector<int64_t>> shapes = {{8, 16, 24, 24}, {512, 24, 7}};
+  uint64_t seed = 800;
+  for (const auto& shape : shapes) {
+    for (bntest::Layout layout : {bntest::Layout::kContiguous, bntest::Layout::kChannelsLast}) {
+      for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16}) {
+        Spec s;
+        s.shape = shape;
+        s.io = io;
+        s.layout[0] = s.layout[2] = layout;
+        s.seed = ++seed;
+        const auto runs = bnfam::ForThreadCounts<std::shared_ptr<ElemtProblem>>([&] {
+          auto p = std::make_shared<ElemtProblem>(s, false);
+          EXPECT_EQ(p->Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+          return p;
+        });
+        for (size_t r = 1; r < runs.size(); ++r) EXPECT_TRUE(bnfam::SameBits(runs[0]->y, runs[r]->y)) << s.Describe();
+      }
+    }
+  }
+}
+
+}  // namespace
