@@ -83,9 +83,9 @@ inline aclnnStatus CheckNotNull(const char* api, const Named& n) {
   return ACLNN_SUCCESS;
 }
 
-// Every tensor the run will read or write must have data behind it.
+// Every tensor the run will read or write must have data behind it (an empty one need not).
 inline aclnnStatus CheckHasData(const char* api, const Named& n) {
-  OA_CHECK(n.tensor == nullptr || n.tensor->data != nullptr, ACLNN_ERR_PARAM_NULLPTR,
+  OA_CHECK(n.tensor == nullptr || n.tensor->data != nullptr || n.tensor->IsEmpty(), ACLNN_ERR_PARAM_NULLPTR,
            "%s: %s has no data (a metadata-only tensor cannot be read or written)", api, n.name);
   return ACLNN_SUCCESS;
 }
