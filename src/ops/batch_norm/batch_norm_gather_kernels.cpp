@@ -64,8 +64,11 @@ void RunGatherStats(const GatherStatsPlan& plan) {
       WriteAt(plan.running_mean, c, keep * ReadAt(plan.running_mean, c) + plan.momentum * mean);
     }
     if (plan.running_var.data != nullptr) {
-      // Unbiased with the global count: Nt == 1 gives inf or NaN, as the formula says.
-      WriteAt(plan.running_var, c, keep * ReadAt(plan.running_var, c) + plan.momentum * (m2 / (total - 1.0)));
+      // Unbiased with the global count: Nt == 1 gives inf or NaN, as the formula says. With
+      // Nt == 0 the formula's 0 / -1 would be a quiet -0; the spec wants NaN there, like the
+      // other results (there are no statistics to update with).
+      const double unbiased = total == 0.0 ? std::numeric_limits<double>::quiet_NaN() : m2 / (total - 1.0);
+      WriteAt(plan.running_var, c, keep * ReadAt(plan.running_var, c) + plan.momentum * unbiased);
     }
   }
 }
