@@ -18,6 +18,8 @@ namespace {
 
 using support::json;
 using support::MessageMentions;
+using support::Swapped;
+using support::ViewDims;
 
 const ::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(new support::AclEnvironment);
 
@@ -100,37 +102,9 @@ struct Args {
   }
 };
 
-// Replaces *slot by `replacement` for one scope (the replacement is destroyed afterwards).
-class Swapped {
- public:
-  Swapped(aclTensor** slot, aclTensor* replacement) : slot_(slot), saved_(*slot) { *slot_ = replacement; }
-  ~Swapped() {
-    aclDestroyTensor(*slot_);
-    *slot_ = saved_;
-  }
-
- private:
-  aclTensor** slot_;
-  aclTensor* saved_;
-};
-
-std::vector<int64_t> ViewDims(const aclTensor* t) {
-  int64_t* dims = nullptr;
-  uint64_t rank = 0;
-  EXPECT_EQ(aclGetViewShape(t, &dims, &rank), ACLNN_SUCCESS);
-  std::vector<int64_t> result(dims, dims + rank);
-  delete[] dims;
-  return result;
-}
-
-aclTensor* Make(std::vector<int64_t> dims, aclDataType dtype, void* data, aclFormat format = ACL_FORMAT_ND,
-                std::vector<int64_t> strides = {}, int64_t offset = 0, int64_t storage = -1) {
-  int64_t span = 1;
-  for (size_t i = 0; i < dims.size(); ++i) span *= dims[i];
-  if (storage < 0) storage = span + offset;
-  const int64_t storage_dims[] = {storage};
-  return aclCreateTensor(dims.data(), dims.size(), dtype, strides.empty() ? nullptr : strides.data(), offset, format,
-                         storage_dims, 1, data);
+aclTensor* Make(const std::vector<int64_t>& dims, aclDataType dtype, void* data, aclFormat format = ACL_FORMAT_ND,
+                const std::vector<int64_t>& strides = {}, int64_t offset = 0, int64_t storage = -1) {
+  return support::MakeTensor(dims, dtype, data, format, strides, offset, storage);
 }
 
 TEST(BatchNormGatherStatsWithCountsApi, ValidCallRunsAndUpdatesRunningStatistics) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -173,12 +174,69 @@ inline ::testing::AssertionResult RunOnStream(RunFunction run, uint64_t workspac
   return ::testing::AssertionSuccess();
 }
 
-// aclGetRecentErrMsg mentions `word` (reading the message consumes it).
-inline ::testing::AssertionResult MessageMentions(const std::string& word) {
+// A tensor over caller-owned memory: contiguous unless strides are given; storage defaults
+// to what the view reaches (its element count plus the offset).
+inline aclTensor* MakeTensor(const std::vector<int64_t>& dims, aclDataType dtype, void* data,
+                             aclFormat format = ACL_FORMAT_ND, const std::vector<int64_t>& strides = {},
+                             int64_t offset = 0, int64_t storage = -1) {
+  if (storage < 0) storage = std::max<int64_t>(SpanElements(dims, strides), 0) + offset;
+  const int64_t storage_dims[] = {storage};
+  return aclCreateTensor(dims.data(), dims.size(), dtype, strides.empty() ? nullptr : strides.data(), offset, format,
+                         storage_dims, 1, data);
+}
+
+inline std::vector<int64_t> ViewDims(const aclTensor* tensor) {
+  int64_t* dims = nullptr;
+  uint64_t rank = 0;
+  EXPECT_EQ(aclGetViewShape(tensor, &dims, &rank), ACLNN_SUCCESS);
+  std::vector<int64_t> result(dims, dims + rank);
+  delete[] dims;
+  return result;
+}
+
+// Replaces *slot by `replacement` for one scope; the replacement is destroyed afterwards.
+class Swapped {
+ public:
+  Swapped(aclTensor** slot, aclTensor* replacement) : slot_(slot), saved_(*slot) { *slot_ = replacement; }
+  ~Swapped() {
+    aclDestroyTensor(*slot_);
+    *slot_ = saved_;
+  }
+  Swapped(const Swapped&) = delete;
+  Swapped& operator=(const Swapped&) = delete;
+
+ private:
+  aclTensor** slot_;
+  aclTensor* saved_;
+};
+
+// Points *slot at another (caller-owned) handle for one scope, e.g. one tensor passed as
+// two arguments; nothing is destroyed.
+class Aliased {
+ public:
+  Aliased(aclTensor** slot, aclTensor* other) : slot_(slot), saved_(*slot) { *slot_ = other; }
+  ~Aliased() { *slot_ = saved_; }
+  Aliased(const Aliased&) = delete;
+  Aliased& operator=(const Aliased&) = delete;
+
+ private:
+  aclTensor** slot_;
+  aclTensor* saved_;
+};
+
+// aclGetRecentErrMsg mentions every word (reading the message consumes it).
+inline ::testing::AssertionResult MessageMentions(const std::vector<std::string>& words) {
   const char* recent = aclGetRecentErrMsg();
   const std::string message = recent ? recent : "";
-  if (message.find(word) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "message \"" << message << "\" does not mention " << word;
+  for (const std::string& word : words) {
+    if (message.find(word) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message \"" << message << "\" does not mention " << word;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+inline ::testing::AssertionResult MessageMentions(const std::string& word) {
+  return MessageMentions(std::vector<std::string>{word});
 }
 
 }  // namespace support
