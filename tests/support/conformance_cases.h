@@ -225,7 +225,7 @@ class Aliased {
 };
 
 // aclGetRecentErrMsg mentions every word (reading the message consumes it).
-inline ::testing::AssertionResult MessageMentions(const std::vector<std::string>& words) {
+inline ::testing::AssertionResult MessageMentionsAll(const std::vector<std::string>& words) {
   const char* recent = aclGetRecentErrMsg();
   const std::string message = recent ? recent : "";
   for (const std::string& word : words) {
@@ -236,7 +236,7 @@ inline ::testing::AssertionResult MessageMentions(const std::vector<std::string>
   return ::testing::AssertionSuccess();
 }
 inline ::testing::AssertionResult MessageMentions(const std::string& word) {
-  return MessageMentions(std::vector<std::string>{word});
+  return MessageMentionsAll({word});
 }
 
 }  // namespace support
