@@ -1,10 +1,10 @@
 // aclnnBatchNormGatherStatsWithCounts on small real buffers built from fuzzed metadata:
 // every call returns a documented status with a message, or runs and writes only inside the
 // views of meanAll, invstdAll and the running statistics (nothing into inputs, guards or
-// gaps). invstd and counts often live in mean's storage (the all-gathered buffer of SyncBN);
-// one written tensor sometimes lives in another tensor's storage, and a call that accepts
-// it must not share a byte (brute force). Results are compared with the spec's formula
-// evaluated here in float64 on independently decoded values (fuzz_values.h): 16-bit outputs
+// gaps). mean, invstd and counts often are views of one buffer (SyncBN's all-gathered
+// [W, 2C + 1]); one written tensor sometimes lives in another tensor's storage, and a call
+// that accepts it must not share a byte with anything (brute force). Results are compared with the spec's formula
+// evaluated here in float64 on independently decoded values (support/float_coding.h): 16-bit outputs
 // equal to it rounded once, fp32 within its rounding.
 #include <cmath>
 #include <string>
@@ -32,6 +32,9 @@ void RequireRoundedOnce(double got, double value, aclDataType dtype) {
   const double low = RoundToFormat(value * (1 - 1e-12), dtype), high = RoundToFormat(value * (1 + 1e-12), dtype);
   Require(got >= std::fmin(low, high) && got <= std::fmax(low, high));
 }
+
+// A tensor created without data (input may be: it is never read) occupies no memory.
+bool HasData(const FuzzTensor& t) { return t.get() != nullptr && t.get()->data != nullptr; }
 
 struct Tensors {
   FuzzTensor *x, *mean, *invstd, *counts, *running_mean, *running_var, *mean_all, *invstd_all;
@@ -76,16 +79,22 @@ void CheckValues(const Tensors& t, bool has_rm, bool has_rv, const std::vector<d
 
 void FuzzOnce(const uint8_t* data, size_t size) {
   FuzzInput input(data, size);
-  // mean [W, C] owns the "gathered" storage; invstd and counts usually live in it too.
-  FuzzTensor mean(input, 2, PickDtype(input), ACL_FORMAT_ND);
+  // Half the time mean, invstd and counts are views of one all-gathered buffer [W, 2C + 1]
+  // (which itself is not an argument), as in SyncBN; else each has its own storage.
+  const int64_t ranks_hint = input.Below(6), channels_hint = 1 + input.Below(5);
+  const std::vector<int64_t> wc_hint{ranks_hint, channels_hint}, gathered_shape{ranks_hint, 2 * channels_hint + 1};
+  const bool in_gathered = input.Below(2) == 0;
+  const aclDataType gathered_dtype = PickDtype(input);
+  FuzzTensor gathered(input, 2, gathered_dtype, ACL_FORMAT_ND, nullptr, &gathered_shape);
+  FuzzTensor* const shared = in_gathered ? &gathered : nullptr;
+  FuzzTensor mean(input, 2, in_gathered ? gathered_dtype : PickDtype(input), ACL_FORMAT_ND, shared, &wc_hint);
   const std::vector<int64_t> wc = mean.dims();
   const int64_t ranks = wc.size() >= 1 ? wc[0] : 1, channels = wc.size() >= 2 ? wc[1] : 1;
-  const bool gathered = input.Below(2) == 0;
-  FuzzTensor invstd(input, 2, gathered ? mean.dtype() : PickDtype(input), ACL_FORMAT_ND, gathered ? &mean : nullptr,
-                    &wc);
+  FuzzTensor invstd(input, 2, in_gathered ? gathered_dtype : PickDtype(input), ACL_FORMAT_ND, shared, &wc);
   const std::vector<int64_t> w_shape{ranks}, c_shape{channels};
-  FuzzTensor counts(input, 1, gathered ? mean.dtype() : PickDtype(input), ACL_FORMAT_ND, gathered ? &mean : nullptr,
-                    &w_shape);
+  FuzzTensor counts(input, 1, in_gathered ? gathered_dtype : PickDtype(input), ACL_FORMAT_ND, shared, &w_shape);
+  // The storage holding the statistics: where "host 0" below puts a written tensor.
+  FuzzTensor& stats_owner = in_gathered ? gathered : mean;
   std::vector<int64_t> x_shape{1 + static_cast<int64_t>(input.Below(3)), channels};
   for (uint32_t extra = input.Below(3); extra > 0; --extra) x_shape.push_back(1 + input.Below(3));
   static const aclFormat kFormats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NC1HWC0, ACL_FORMAT_NCL};
@@ -95,31 +104,34 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   const uint32_t moved = input.Below(12);      // 0: meanAll, 1: invstdAll, 2: runningMean, 3: runningVar, else none
   const uint32_t host_choice = input.Below(3);  // 0: mean's storage, 1: x's, 2: another written tensor's
   FuzzTensor running_mean(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                          moved == 2 ? (host_choice == 1 ? &x : &mean) : nullptr, &c_shape);
+                          moved == 2 ? (host_choice == 1 ? &x : &stats_owner) : nullptr, &c_shape);
   FuzzTensor running_var(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                         moved == 3 ? (host_choice == 1 ? &x : host_choice == 2 ? &running_mean : &mean) : nullptr,
+                         moved == 3 ? (host_choice == 1 ? &x : host_choice == 2 ? &running_mean : &stats_owner) : nullptr,
                          &c_shape);
   FuzzTensor mean_all(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                      moved == 0 ? (host_choice == 1 ? &x : host_choice == 2 ? &running_var : &mean) : nullptr,
+                      moved == 0 ? (host_choice == 1 ? &x : host_choice == 2 ? &running_var : &stats_owner) : nullptr,
                       &c_shape);
   FuzzTensor invstd_all(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                        moved == 1 ? (host_choice == 1 ? &x : host_choice == 2 ? &mean_all : &mean) : nullptr,
+                        moved == 1 ? (host_choice == 1 ? &x : host_choice == 2 ? &mean_all : &stats_owner) : nullptr,
                         &c_shape);
   FuzzTensor* const written[] = {&mean_all, &invstd_all, &running_mean, &running_var};
   // The storage the moved tensor lives in (as chosen in the constructions above).
-  FuzzTensor* const written_host[] = {&running_var, &mean_all, &mean, &running_mean};  // by moved, for choice 2
-  FuzzTensor* const host = moved >= 4 ? nullptr : host_choice == 1 ? &x : host_choice == 0 ? &mean : written_host[moved];
+  FuzzTensor* const written_host[] = {&running_var, &mean_all, &stats_owner, &running_mean};  // by moved, choice 2
+  FuzzTensor* const host =
+      moved >= 4 ? nullptr : host_choice == 1 ? &x : host_choice == 0 ? &stats_owner : written_host[moved];
   const FuzzTensor* const moved_tensor = moved < 4 ? written[moved] : nullptr;
 
   const bool has_rm = input.Below(4) != 0 && running_mean.get() != nullptr;
   const bool has_rv = input.Below(4) != 0 && running_var.get() != nullptr;
   const double momentum = FuzzDouble(input, 0.1), eps = FuzzDouble(input, 1e-5);
-  // Sensible values most of the time (positive counts, some zero; positive invstd).
-  if (input.Below(2) == 0) {
+  // Sensible values half the time: positive counts and invstd, except ranks with an empty
+  // batch, which send count 0, mean 0 and invstd 0 (as PyTorch does) and must be skipped.
+  if (input.Below(2) == 0 && channels > 0) {
     const int zero_every = 2 + static_cast<int>(input.Below(4));
-    counts.SetAll([&](int64_t n) { return n % zero_every == 1 ? 0.0 : 1.0 + static_cast<double>((n * 7) % 13); });
-    mean.SetAll([](int64_t k) { return static_cast<double>((k * 5) % 17) / 8.0 - 1.0; });
-    invstd.SetAll([](int64_t k) { return 0.5 + static_cast<double>((k * 3) % 11) / 4.0; });
+    const auto empty_rank = [&](int64_t n) { return n % zero_every == 1; };
+    counts.SetAll([&](int64_t n) { return empty_rank(n) ? 0.0 : 1.0 + static_cast<double>((n * 7) % 13); });
+    mean.SetAll([&](int64_t k) { return empty_rank(k / channels) ? 0.0 : static_cast<double>((k * 5) % 17) / 8.0 - 1.0; });
+    invstd.SetAll([&](int64_t k) { return empty_rank(k / channels) ? 0.0 : 0.5 + static_cast<double>((k * 3) % 11) / 4.0; });
   }
   const std::vector<double> rm_before = has_rm && !running_mean.OverlapsItself() ? running_mean.Values()
                                                                                   : std::vector<double>();
@@ -139,13 +151,15 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   if (status == ACLNN_SUCCESS && !affordable) aclDestroyAclOpExecutor(executor);
   const bool ran = status == ACLNN_SUCCESS && affordable;
   if (ran) {
-    // Accepted: no written tensor shares a byte with any other tensor of the call.
+    // Accepted: no written tensor shares a byte with any other tensor of the call that has data.
     const FuzzTensor* const all[] = {&x, &mean, &invstd, &counts, has_rm ? &running_mean : nullptr,
                                      has_rv ? &running_var : nullptr, &mean_all, &invstd_all};
     for (const FuzzTensor* w : {&mean_all, &invstd_all, has_rm ? &running_mean : nullptr,
                                 has_rv ? &running_var : nullptr}) {
       if (w == nullptr) continue;
-      for (const FuzzTensor* other : all) Require(other == nullptr || other == w || !w->SharesBytesWith(*other));
+      for (const FuzzTensor* other : all) {
+        Require(other == nullptr || other == w || !HasData(*other) || !w->SharesBytesWith(*other));
+      }
     }
     if (aclnnBatchNormGatherStatsWithCounts(nullptr, workspace_size, executor, nullptr) != ACLNN_SUCCESS ||
         aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) {
@@ -159,7 +173,9 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   }
   // Only the views of the written tensors may change (the moved one inside its host).
   const FuzzTensor* alias_in = ran ? moved_tensor : nullptr;
-  for (const FuzzTensor* in : {&x, &mean, &invstd, &counts}) in->CheckOnlyViewWritten(false, in == host ? alias_in : nullptr);
+  for (const FuzzTensor* in : {&x, &gathered, &mean, &invstd, &counts}) {
+    in->CheckOnlyViewWritten(false, in == host ? alias_in : nullptr);
+  }
   const bool wrote[] = {ran, ran, ran && has_rm, ran && has_rv};
   for (int k = 0; k < 4; ++k) written[k]->CheckOnlyViewWritten(wrote[k], written[k] == host ? alias_in : nullptr);
   aclGetRecentErrMsg();
