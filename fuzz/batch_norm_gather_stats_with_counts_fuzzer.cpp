@@ -6,6 +6,7 @@
 // that accepts it must not share a byte with anything (brute force). Results are compared with the spec's formula
 // evaluated here in float64 on independently decoded values (support/float_coding.h): 16-bit outputs
 // equal to it rounded once, fp32 within its rounding.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -93,33 +94,32 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   FuzzTensor invstd(input, 2, in_gathered ? gathered_dtype : PickDtype(input), ACL_FORMAT_ND, shared, &wc);
   const std::vector<int64_t> w_shape{ranks}, c_shape{channels};
   FuzzTensor counts(input, 1, in_gathered ? gathered_dtype : PickDtype(input), ACL_FORMAT_ND, shared, &w_shape);
-  // The storage holding the statistics: where "host 0" below puts a written tensor.
+  // The storage holding the statistics (host choice 0 below).
   FuzzTensor& stats_owner = in_gathered ? gathered : mean;
   std::vector<int64_t> x_shape{1 + static_cast<int64_t>(input.Below(3)), channels};
   for (uint32_t extra = input.Below(3); extra > 0; --extra) x_shape.push_back(1 + input.Below(3));
   static const aclFormat kFormats[] = {ACL_FORMAT_ND, ACL_FORMAT_NCHW, ACL_FORMAT_NC1HWC0, ACL_FORMAT_NCL};
   FuzzTensor x(input, x_shape.size(), PickDtype(input), kFormats[input.Below(input.Below(4) == 0 ? 4 : 1)], nullptr,
                &x_shape);
-  // At most one written tensor in a foreign storage: which one (0-3), and where.
-  const uint32_t moved = input.Below(12);      // 0: meanAll, 1: invstdAll, 2: runningMean, 3: runningVar, else none
-  const uint32_t host_choice = input.Below(3);  // 0: mean's storage, 1: x's, 2: another written tensor's
-  FuzzTensor running_mean(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                          moved == 2 ? (host_choice == 1 ? &x : &stats_owner) : nullptr, &c_shape);
-  FuzzTensor running_var(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                         moved == 3 ? (host_choice == 1 ? &x : host_choice == 2 ? &running_mean : &stats_owner) : nullptr,
+  // At most one written tensor lives in a foreign storage: which one, and whose. Declared
+  // in the order runningMean, runningVar, meanAll, invstdAll, so "another written tensor"
+  // is the one declared just before (runningMean has none: it takes the statistics').
+  enum Written { kMeanAll, kInvstdAll, kRunningMean, kRunningVar, kNone };
+  const uint32_t moved = std::min<uint32_t>(input.Below(12), kNone);
+  const uint32_t host_choice = input.Below(3);  // 0: the statistics' storage, 1: x's, 2: another written tensor's
+  FuzzTensor* host = nullptr;
+  const auto storage_for = [&](uint32_t which, FuzzTensor* previous) -> FuzzTensor* {
+    if (which != moved) return nullptr;
+    host = host_choice == 1 ? &x : host_choice == 2 && previous != nullptr ? previous : &stats_owner;
+    return host;
+  };
+  FuzzTensor running_mean(input, 1, PickDtype(input), ACL_FORMAT_ND, storage_for(kRunningMean, nullptr), &c_shape);
+  FuzzTensor running_var(input, 1, PickDtype(input), ACL_FORMAT_ND, storage_for(kRunningVar, &running_mean),
                          &c_shape);
-  FuzzTensor mean_all(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                      moved == 0 ? (host_choice == 1 ? &x : host_choice == 2 ? &running_var : &stats_owner) : nullptr,
-                      &c_shape);
-  FuzzTensor invstd_all(input, 1, PickDtype(input), ACL_FORMAT_ND,
-                        moved == 1 ? (host_choice == 1 ? &x : host_choice == 2 ? &mean_all : &stats_owner) : nullptr,
-                        &c_shape);
+  FuzzTensor mean_all(input, 1, PickDtype(input), ACL_FORMAT_ND, storage_for(kMeanAll, &running_var), &c_shape);
+  FuzzTensor invstd_all(input, 1, PickDtype(input), ACL_FORMAT_ND, storage_for(kInvstdAll, &mean_all), &c_shape);
   FuzzTensor* const written[] = {&mean_all, &invstd_all, &running_mean, &running_var};
-  // The storage the moved tensor lives in (as chosen in the constructions above).
-  FuzzTensor* const written_host[] = {&running_var, &mean_all, &stats_owner, &running_mean};  // by moved, choice 2
-  FuzzTensor* const host =
-      moved >= 4 ? nullptr : host_choice == 1 ? &x : host_choice == 0 ? &stats_owner : written_host[moved];
-  const FuzzTensor* const moved_tensor = moved < 4 ? written[moved] : nullptr;
+  const FuzzTensor* const moved_tensor = moved < kNone ? written[moved] : nullptr;
 
   const bool has_rm = input.Below(4) != 0 && running_mean.get() != nullptr;
   const bool has_rv = input.Below(4) != 0 && running_var.get() != nullptr;
@@ -130,8 +130,12 @@ void FuzzOnce(const uint8_t* data, size_t size) {
     const int zero_every = 2 + static_cast<int>(input.Below(4));
     const auto empty_rank = [&](int64_t n) { return n % zero_every == 1; };
     counts.SetAll([&](int64_t n) { return empty_rank(n) ? 0.0 : 1.0 + static_cast<double>((n * 7) % 13); });
-    mean.SetAll([&](int64_t k) { return empty_rank(k / channels) ? 0.0 : static_cast<double>((k * 5) % 17) / 8.0 - 1.0; });
-    invstd.SetAll([&](int64_t k) { return empty_rank(k / channels) ? 0.0 : 0.5 + static_cast<double>((k * 3) % 11) / 4.0; });
+    mean.SetAll([&](int64_t k) {
+      return empty_rank(k / channels) ? 0.0 : static_cast<double>((k * 5) % 17) / 8.0 - 1.0;
+    });
+    invstd.SetAll([&](int64_t k) {
+      return empty_rank(k / channels) ? 0.0 : 0.5 + static_cast<double>((k * 3) % 11) / 4.0;
+    });
   }
   const std::vector<double> rm_before = has_rm && !running_mean.OverlapsItself() ? running_mean.Values()
                                                                                   : std::vector<double>();
