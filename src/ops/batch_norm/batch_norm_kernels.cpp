@@ -783,29 +783,33 @@ void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   }
 }
 
-// Chan's parallel combination: (count, mean, M2) of a set += those of a disjoint part.
-// The error does not grow with |mean|: only deviations from means are ever squared.
-inline void MergeMoments(double& count, double& mean, double& m2, double part_count, double part_mean,
+// Chan's parallel combination: (count, sum, M2) of a set += those of a disjoint part given
+// by its count, mean and M2. The error does not grow with |mean|: only deviations from
+// means are squared. The sum (not a running mean) is kept so that the final mean is the
+// plain float64 sum divided once, e.g. exactly 0 for data symmetric around 0.
+inline void MergeMoments(double& count, double& sum, double& m2, double part_count, double part_mean,
                          double part_m2) {
   if (part_count == 0.0) return;
-  const double total = count + part_count;
-  const double delta = part_mean - mean;
-  mean += delta * (part_count / total);
-  m2 += part_m2 + delta * delta * (count * part_count / total);
-  count = total;
+  if (count > 0.0) {
+    const double delta = part_mean - sum / count;
+    m2 += delta * delta * (count * part_count / (count + part_count));
+  }
+  m2 += part_m2;
+  sum += part_count * part_mean;
+  count += part_count;
 }
 
 // Block moments -> per-channel count (sum_dy), mean and M2 (sum_dyx), in block order.
 void CombineMomentsChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
   const double* partial = ws.partials + 2 * c * plan.blocks_per_channel;
-  double count = 0.0, mean = 0.0, m2 = 0.0;
+  double count = 0.0, sum = 0.0, m2 = 0.0;
   for (int64_t b = 0; b < plan.blocks_per_channel; ++b) {
     const int64_t begin = b * plan.block_elements;
     const double block_count = static_cast<double>(std::min(plan.reduce_size, begin + plan.block_elements) - begin);
-    MergeMoments(count, mean, m2, block_count, partial[2 * b], partial[2 * b + 1]);
+    MergeMoments(count, sum, m2, block_count, partial[2 * b], partial[2 * b + 1]);
   }
   ws.sum_dy[c] = count;
-  ws.mean[c] = mean;
+  ws.mean[c] = sum / count;
   ws.sum_dyx[c] = m2;
 }
 
@@ -830,6 +834,7 @@ void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
       }
     }
   }
+  for (int64_t c = 0; c < plan.channels; ++c) ws.mean[c] /= ws.sum_dy[c];  // ws.mean held the sums
 }
 
 // Channel c's invstd from its moments, and the forward's affine coefficients
