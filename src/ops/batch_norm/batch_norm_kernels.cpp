@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "ops/batch_norm/batch_norm_channel_io.h"
 
 namespace oa {
 namespace bn {
@@ -116,22 +117,11 @@ struct OuterCursor {
 };
 
 inline double ReadChannel(const ChannelVector& v, int64_t c, double absent) {
-  if (v.data == nullptr) return absent;
-  const char* p = v.data + c * v.stride_bytes;
-  switch (v.dtype) {
-    case ACL_FLOAT16: return HalfToFloat(reinterpret_cast<const Half16*>(p)->bits);
-    case ACL_BF16: return Bf16ToFloat(reinterpret_cast<const BFloat16*>(p)->bits);
-    default: return *reinterpret_cast<const float*>(p);
-  }
+  return v.data == nullptr ? absent : ReadElement(v.data + c * v.stride_bytes, v.dtype);
 }
 
 inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
-  char* p = v.data + c * v.stride_bytes;
-  switch (v.dtype) {
-    case ACL_FLOAT16: reinterpret_cast<Half16*>(p)->bits = FloatToHalf(RoundToOddFloat(value)); break;
-    case ACL_BF16: reinterpret_cast<BFloat16*>(p)->bits = FloatToBf16(RoundToOddFloat(value)); break;
-    default: *reinterpret_cast<float*>(p) = static_cast<float>(value); break;
-  }
+  WriteElement(v.data + c * v.stride_bytes, v.dtype, value);
 }
 
 // The fp32 write path needs coefficients that fp32 holds to within its relative precision:
@@ -920,20 +910,6 @@ double CounterTotal(const CounterView& counter) {
   return total;
 }
 
-// One element of any float dtype, read as f64 / written rounded once.
-double LoadElement(aclDataType dtype, const char* p) {
-  ChannelVector v;
-  v.data = const_cast<char*>(p);
-  v.dtype = dtype;
-  return ReadChannel(v, 0, 0.0);
-}
-void StoreElement(aclDataType dtype, char* p, double value) {
-  ChannelVector v;
-  v.data = p;
-  v.dtype = dtype;
-  WriteChannel(v, 0, value);
-}
-
 // kElemtBackward with x, dy and dx of different dtypes: one block of the planar partition,
 // element by element (the same formula and rounding as the vector kernels).
 void MixedTrainWriteBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
@@ -952,9 +928,9 @@ void MixedTrainWriteBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, 
       for (int t = 0; t < kNumBigTensors; ++t) {
         p[t] = plan.big[t] + (channel * plan.channel_stride[t] + cursor.offset[t] + j * plan.run_stride[t]) * size[t];
       }
-      const double g = LoadElement(plan.big_dtype[kDy], p[kDy]);
-      const double centered = LoadElement(plan.big_dtype[kX], p[kX]) - mean;
-      StoreElement(plan.big_dtype[kDx], const_cast<char*>(p[kDx]), scale * g + (slope * centered + shift));
+      const double g = ReadElement(p[kDy], plan.big_dtype[kDy]);
+      const double centered = ReadElement(p[kX], plan.big_dtype[kX]) - mean;
+      WriteElement(const_cast<char*>(p[kDx]), plan.big_dtype[kDx], scale * g + (slope * centered + shift));
     }
     i += n;
     within = 0;
