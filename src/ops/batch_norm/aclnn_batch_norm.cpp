@@ -139,8 +139,8 @@ aclnnStatus GetWorkspaceSize(const Arguments& a, uint64_t* workspace_size, aclOp
   in.weight = a.weight;
   in.bias = a.bias;
   in.output = a.output;
-  in.eps = static_cast<float>(a.eps);  // upstream casts momentum and eps to float
-  in.momentum = static_cast<float>(a.momentum);
+  in.eps = RoundToFloat(a.eps);  // upstream casts momentum and eps to float
+  in.momentum = RoundToFloat(a.momentum);
   if (a.training) {
     in.operation = Operation::kForwardTraining;
     in.running_mean = a.running_mean;

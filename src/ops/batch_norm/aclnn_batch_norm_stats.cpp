@@ -65,7 +65,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* input, double eps, aclTensor* mean
   PlanInputs in;
   in.operation = Operation::kStats;
   in.input = input;
-  in.eps = static_cast<float>(eps);  // upstream converts eps to float
+  in.eps = RoundToFloat(eps);  // upstream converts eps to float
   in.mean_out = mean;
   in.invstd_out = invstd;
   return PublishPlan(kRunApi, MakePlan(in, NumThreads()), bind, workspace_size, executor);

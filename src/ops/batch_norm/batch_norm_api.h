@@ -55,6 +55,16 @@ aclnnStatus PublishPlan(const char* run_api, const BatchNormPlan& plan, BindFn b
   return PublishExecutor(std::move(exec), workspace_size, executor);
 }
 
+// A double scalar rounded to float and widened back (eps and momentum are used as float,
+// as upstream does). Through a volatile float on purpose: GCC 12 at -O2/-O3 merges two
+// adjacent `d = static_cast<float>(x)` assignments into one SLP vector copy and drops both
+// conversions (observed with Debian's GCC 12.2: aclnnBatchNorm used eps and momentum
+// unrounded), so a plain cast is not reliable here.
+inline double RoundToFloat(double value) {
+  volatile float narrow = static_cast<float>(value);
+  return narrow;
+}
+
 // The labels the batch-norm specs list for the big tensors (NHWC and NDHWC still mean
 // "channel is dim 1 of the view").
 inline bool IsBatchNormFormat(aclFormat format) {
