@@ -1015,6 +1015,7 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
       return;
     }
     case Operation::kReduceBackward:
+      ExpandLanes(plan, ws);  // the rows layout reads the per-lane means
       run_pass(kReduce);
       CombineAll(plan, ws);
       break;
