@@ -48,10 +48,12 @@ struct BnCase {
   bool gaps = false;
   double eps = 1e-5, momentum = 0.1;
   double center = 0.0, spread = 1.0;
+  bool cancelling = false;  // x from FillCancelling (thread-count tests)
   uint64_t seed = 1;
 
   std::string Describe() const {
     std::string s = std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + (training ? " train" : " infer");
+    if (cancelling) s += " cancelling";
     s += " ch=";
     for (aclDataType dt : ch) s += std::string(bnfam::DtName(dt)) + ",";
     s += " present=";
@@ -83,6 +85,7 @@ struct BnProblem {
       ch[kRunningMean].Set(k, c.center + c.spread * rng.NextIn(-0.5, 0.5));
       ch[kRunningVar].Set(k, c.spread * c.spread * rng.NextIn(0.05, 2.0));
     }
+    if (c.cancelling) bnfam::FillCancelling(x, c.shape, c.seed + 99);
     running_before[0] = bnfam::Values(ch[kRunningMean]);
     running_before[1] = bnfam::Values(ch[kRunningVar]);
     y.buffer->FillView(0xA5);
@@ -397,11 +400,13 @@ TEST(BatchNormOracle, IdenticalBitsForOneAndTwoThreads) {
   uint64_t seed = 900;
   for (const Shape& s : shapes) {
     for (aclDataType io : {ACL_FLOAT, ACL_BF16}) {
-      for (bool training : {true, false}) {
+      for (int mode = 0; mode < 3; ++mode) {  // inference, training, training on cancelling data
+        const bool training = mode > 0;
         BnCase c;
         c.shape = s.dims;
         c.io = io;
         c.training = training;
+        c.cancelling = mode == 2;
         c.x_layout = c.y_layout = s.layout;
         c.center = 3.0;
         c.seed = ++seed;

@@ -171,4 +171,29 @@ inline ::testing::AssertionResult Untouched(const HostTensor& t, uint8_t byte = 
 
 inline double Float(double v) { return static_cast<double>(static_cast<float>(v)); }
 
+// Data on which the grouping of a float64 sum is visible in the fp32 result, for the
+// thread-count tests: per channel, +-2^60 in exactly cancelling pairs mixed with values in
+// [-2, 2]. Each channel's exact sum is that of the small values, while a float64 running sum
+// loses every small value added while a big one is pending (ulp(2^60) = 256), so a partition
+// or combine order that depended on the thread count would change the bits of the mean,
+// the variance, or sum(dy). (With ordinary data, float64 sums rounded to fp32 hide it.)
+inline void FillCancelling(HostTensor& t, const std::vector<int64_t>& shape, uint64_t seed) {
+  const ChannelIndex channel_of(shape);
+  support::SplitMix64 rng(seed);
+  const double big = 0x1p60;
+  std::vector<int64_t> pending(static_cast<size_t>(channel_of.channels), -1);  // unpaired +big per channel
+  for (int64_t i = 0; i < t.count(); ++i) {
+    const int64_t c = channel_of(i);
+    if (rng.Next() % 3 == 0) {
+      t.Set(i, pending[c] < 0 ? big : -big);
+      pending[c] = pending[c] < 0 ? i : -1;
+    } else {
+      t.Set(i, rng.NextIn(-2.0, 2.0));
+    }
+  }
+  for (int64_t c = 0; c < channel_of.channels; ++c) {
+    if (pending[c] >= 0) t.Set(pending[c], 1.0);
+  }
+}
+
 }  // namespace bnfam

@@ -38,9 +38,11 @@ struct RbCase {
   bool weight = true, null_unrequested = false, halves = false, gaps = false;
   Layout x_layout = Layout::kContiguous, dy_layout = Layout::kContiguous;
   double center = 0.0, spread = 1.0;
+  bool cancelling = false;  // dy from FillCancelling (thread-count tests)
   uint64_t seed = 1;
   std::string Describe() const {
-    std::string s = std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + " ch=";
+    std::string s = std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + (cancelling ? " cancelling" : "") +
+                    " ch=";
     for (aclDataType dt : ch) s += std::string(bnfam::DtName(dt)) + ",";
     s += " flags=";
     for (bool b : flags) s += b ? '1' : '0';
@@ -80,6 +82,7 @@ struct RbProblem {
       ch[kInvstd].Set(k, rng.NextIn(0.5, 2.0) / c.spread);
       ch[kWeight].Set(k, rng.NextIn(-2.0, 2.0));
     }
+    if (c.cancelling) bnfam::FillCancelling(dy, c.shape, c.seed + 99);
     for (int k = kSumDy; k < kNumChannel; ++k) ch[k].buffer->FillView(0xA5);
   }
   bool Requested(int k) const { return k == kGradWeight ? c.flags[1] : k == kGradBias ? c.flags[2] : c.flags[0]; }
@@ -265,11 +268,13 @@ TEST(BatchNormReduceBackwardOracle, IdenticalBitsForOneAndTwoThreads) {
                                                             {{6, 5, 50, 60}, Layout::kPermuted}};
   uint64_t seed = 800;
   for (const auto& s : shapes) {
-    for (aclDataType io : {ACL_FLOAT, ACL_BF16}) {
+    for (int mode = 0; mode < 3; ++mode) {  // fp32, bf16, fp32 on cancelling data
+      const aclDataType io = mode == 1 ? ACL_BF16 : ACL_FLOAT;
       RbCase c;
       c.shape = s.first;
       c.x_layout = c.dy_layout = s.second;
       c.io = io;
+      c.cancelling = mode == 2;
       c.center = 1.0;
       c.seed = ++seed;
       std::vector<std::unique_ptr<RbProblem>> runs;

@@ -28,9 +28,11 @@ struct StatsCase {
   Layout layout = Layout::kContiguous;
   bool gaps = false;
   double eps = 1e-5, center = 0.0, spread = 1.0;
+  bool cancelling = false;  // x from FillCancelling (thread-count tests)
   uint64_t seed = 1;
   std::string Describe() const {
     return std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + " " + bnfam::LayoutName(layout) +
+           (cancelling ? " cancelling" : "") +
            (gaps ? " gaps" : "") + " eps=" + std::to_string(eps) + " center=" + std::to_string(center) +
            " spread=" + std::to_string(spread) + " seed=" + std::to_string(seed);
   }
@@ -50,6 +52,7 @@ struct StatsProblem {
     for (auto& o : offset) o = c.spread * rng.NextIn(-1.0, 1.0);
     const bnfam::ChannelIndex channel_of(c.shape);
     for (int64_t i = 0; i < x.count(); ++i) x.Set(i, c.center + offset[channel_of(i)] + c.spread * rng.NextIn(-2.0, 2.0));
+    if (c.cancelling) bnfam::FillCancelling(x, c.shape, c.seed + 99);
     mean.buffer->FillView(0xA5);
     invstd.buffer->FillView(0xA5);
   }
@@ -210,11 +213,12 @@ TEST(BatchNormStatsOracle, IdenticalBitsForOneAndTwoThreads) {
                                                             {{6, 5, 50, 60}, Layout::kPermuted}};
   uint64_t seed = 600;
   for (const auto& s : shapes) {
-    for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16}) {
+    for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {  // bf16: cancelling data (fp16 cannot hold 2^60)
       StatsCase c;
       c.shape = s.first;
       c.layout = s.second;
       c.io = io;
+      c.cancelling = io == ACL_BF16;
       c.center = 2.0;
       c.seed = ++seed;
       std::vector<std::unique_ptr<StatsProblem>> runs;
