@@ -43,9 +43,10 @@ inline oracle::View ViewOrNull(const std::unique_ptr<F32Copy>& copy) {
 }
 
 // |torch - reference| <= tolerance * (1 + scale) for every element: the loose agreement.
-// Data whose |mean| is >= 1000 times its spread is ill-conditioned for torch's fp32 CPU
-// statistics (measured: native_batch_norm's saveInvstd 84.3677 against the exact 84.4080 at
-// mean 1e4, spread 0.01, i.e. 5e-4 relative), so those cases use LooseTolerance's 1e-2.
+// Data whose |mean| is more than 1e4 times its spread is ill-conditioned for torch's fp32
+// CPU statistics (measured: native_batch_norm's saveInvstd 84.3677 against the exact 84.4080
+// at mean 1e4, spread 0.01, i.e. 5e-4 relative), so those cases use LooseTolerance's 1e-2
+// (the large-mean tests skip the loose check and bound our error absolutely instead).
 inline ::testing::AssertionResult AgreesLoosely(const char* what, const std::vector<float>& torch,
                                                 const Ref& ref, double tolerance = 1e-4) {
   if (torch.size() != ref.value.size()) {
@@ -64,7 +65,7 @@ inline ::testing::AssertionResult AgreesLoosely(const char* what, const std::vec
 }
 
 inline double LooseTolerance(double center, double spread) {
-  return std::fabs(center) >= 1000 * spread ? 1e-2 : 1e-4;
+  return std::fabs(center) > 1e4 * spread ? 1e-2 : 1e-4;
 }
 
 // The fp32 rule on raw fp32 elements (views HostTensor cannot hold, e.g. halves of a buffer).
