@@ -527,4 +527,30 @@ TEST(BatchNormChainOracle, TorchLayerAgainstDirectAndSyncBn) {
   std::printf("torch layer: worst error / (u*T) %.3g (bound 8)\n", worst_torch);
 }
 
+// Problems bigger than one reduction block (32768 elements per channel: planar channels of
+// 4 blocks, fused and split; rows layouts with many row blocks), where the per-block
+// results are merged: the fp32 rule and rounded-once checks as above.
+TEST(BatchNormOracle, LargerThanOneBlock) {
+  Tally tally;
+  uint64_t seed = 2000;
+  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+    for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
+      for (int mode = 0; mode < 3; ++mode) {  // fp32 training, bf16 training, fp32 inference
+        BnCase c;
+        c.shape = shape;
+        c.x_layout = c.y_layout = layout;
+        c.io = mode == 1 ? ACL_BF16 : ACL_FLOAT;
+        c.training = mode != 2;
+        c.center = 2.0;
+        c.seed = ++seed;
+        CompareWithTorch(c, &tally);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_EQ(tally.torch_rule, 5 * 2 * (5 + 4 + 1));
+  EXPECT_EQ(tally.rounded.window_differences, 0);
+}
+
 }  // namespace

@@ -315,4 +315,28 @@ TEST(BatchNormElemtBackwardOracle, IdenticalBitsForOneAndTwoThreads) {
   }
 }
 
+// Bigger problems (the write paths over many vectors and blocks).
+TEST(BatchNormElemtBackwardOracle, LargerProblems) {
+  Tally tally;
+  uint64_t seed = 2000;
+  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+    for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
+      for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16}) {
+        EbCase c;
+        c.shape = shape;
+        c.x_layout = c.dy_layout = c.dx_layout = layout;
+        c.dy_dt = c.x_dt = c.dx_dt = io;
+        c.ranks = 4;
+        c.center = 2.0;
+        c.seed = ++seed;
+        CompareWithTorch(c, &tally);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_EQ(tally.torch_rule, 5 * 2);
+  EXPECT_EQ(tally.rounded.window_differences, 0);
+}
+
 }  // namespace

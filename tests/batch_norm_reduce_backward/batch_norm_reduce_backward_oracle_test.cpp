@@ -291,4 +291,30 @@ TEST(BatchNormReduceBackwardOracle, IdenticalBitsForOneAndTwoThreads) {
   }
 }
 
+// Problems bigger than one reduction block (32768 elements per channel: planar channels of
+// 4 blocks, fused and split; rows layouts with many row blocks), where the per-block
+// results are merged: the fp32 rule and rounded-once checks as above.
+TEST(BatchNormReduceBackwardOracle, LargerThanOneBlock) {
+  Tally tally;
+  uint64_t seed = 2000;
+  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+    for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
+      for (aclDataType io : {ACL_FLOAT, ACL_BF16}) {
+        RbCase c;
+        c.shape = shape;
+        c.x_layout = c.dy_layout = layout;
+        c.io = io;
+        c.ch[kGradWeight] = ACL_BF16;
+        c.center = 2.0;
+        c.seed = ++seed;
+        CompareWithTorch(c, &tally);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_EQ(tally.torch_rule, 5 * 2 * 2 * 3);
+  EXPECT_EQ(tally.rounded.window_differences, 0);
+}
+
 }  // namespace

@@ -235,4 +235,28 @@ TEST(BatchNormStatsOracle, IdenticalBitsForOneAndTwoThreads) {
   }
 }
 
+// Problems bigger than one reduction block (32768 elements per channel: planar channels of
+// 4 blocks, fused and split; rows layouts with many row blocks), where the per-block
+// results are merged: the fp32 rule and rounded-once checks as above.
+TEST(BatchNormStatsOracle, LargerThanOneBlock) {
+  int torch_rule = 0;
+  uint64_t seed = 2000;
+  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+    for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
+      for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16}) {
+        StatsCase c;
+        c.shape = shape;
+        c.layout = layout;
+        c.io = io;
+        c.center = 2.0;
+        c.seed = ++seed;
+        CompareWithTorch(c, &torch_rule);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  EXPECT_EQ(torch_rule, 5 * 2 * 2 * 2);
+}
+
 }  // namespace
