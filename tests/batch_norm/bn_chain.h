@@ -32,6 +32,10 @@
 
 #include <cstring>
 
+#ifndef OPENACLNN_HAVE_GATHER_STATS  // set by tests/batch_norm/CMakeLists.txt
+#define OPENACLNN_HAVE_GATHER_STATS 0
+#endif
+
 #include "aclnnop/aclnn_batch_norm.h"
 #include "aclnnop/aclnn_batch_norm_backward_reduce.h"
 #include "aclnnop/aclnn_batch_norm_elemt.h"

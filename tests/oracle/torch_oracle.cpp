@@ -193,11 +193,9 @@ void SyncBnElemtBackward(const View& grad_out, const View& input, const View& me
   const at::Tensor dy = Wrap(grad_out), x = Wrap(input);
   const int64_t rank = x.dim();
   const at::Tensor total = Wrap(counter).to(dy.scalar_type()).sum();
-  const at::Tensor mean_dy = Wrap(sum_dy) / total, mean_dy_xmu = Wrap(sum_dy_xmu) / total;
+  const at::Tensor mean_dy = PerChannel(sum_dy, rank) / total, mean_dy_xmu = PerChannel(sum_dy_xmu, rank) / total;
   const at::Tensor r = PerChannel(invstd, rank);
-  at::Tensor dx = (dy - mean_dy.reshape(PerChannel(sum_dy, rank).sizes()) -
-                   (x - PerChannel(mean, rank)) * r * r * mean_dy_xmu.reshape(r.sizes())) *
-                  r;
+  at::Tensor dx = (dy - mean_dy - (x - PerChannel(mean, rank)) * r * r * mean_dy_xmu) * r;
   if (weight.data != nullptr) dx = dx * PerChannel(weight, rank);
   CopyOut(grad_input, dx);
 }
