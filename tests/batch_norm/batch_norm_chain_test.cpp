@@ -27,7 +27,8 @@ void CheckLayer(const char* way, const LayerResult& got, const LayerRef& ref, do
   EXPECT_TRUE(WithinBound("gradWeight", got.dw, ref.dw, k, worst)) << way << ": " << c.Describe();
   EXPECT_TRUE(WithinBound("gradBias", got.db, ref.db, k, worst)) << way << ": " << c.Describe();
   if (got.has_running) {
-    EXPECT_TRUE(WithinBound("runningMean", got.running_mean, ref.running_mean, k, worst)) << way << ": " << c.Describe();
+    EXPECT_TRUE(WithinBound("runningMean", got.running_mean, ref.running_mean, k, worst))
+        << way << ": " << c.Describe();
     EXPECT_TRUE(WithinBound("runningVar", got.running_var, ref.running_var, k, worst)) << way << ": " << c.Describe();
   }
 }
@@ -80,10 +81,8 @@ TEST(BatchNormChain, ThreeRanksUnequalBatchesMatchBatchNorm) {
   struct Split {
     std::vector<int64_t> shape, parts;
   };
-  const Split splits[] = {{{9, 5, 6, 7}, {4, 0, 5}},
-                          {{64, 12}, {50, 13, 1}},
-                          {{7, 3, 40}, {0, 2, 5}},
-                          {{6, 6, 3, 4, 5}, {3, 3, 0}}};
+  const Split splits[] = {
+      {{9, 5, 6, 7}, {4, 0, 5}}, {{64, 12}, {50, 13, 1}}, {{7, 3, 40}, {0, 2, 5}}, {{6, 6, 3, 4, 5}, {3, 3, 0}}};
   for (const Split& s : splits) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast, Layout::kStrided}) {
       ChainCase c;

@@ -35,8 +35,8 @@ using bnfam::Ref;
 const ::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(new bntest::AclEnvironment);
 
 enum Channel { kWeight = 0, kBias, kRunningMean, kRunningVar, kSaveMean, kSaveInvstd, kNumChannel };
-const char* const kChannelNames[kNumChannel] = {"weight", "bias", "runningMean", "runningVar", "saveMean",
-                                                "saveInvstd"};
+const char* const kChannelNames[kNumChannel] = {"weight",     "bias",     "runningMean",
+                                                "runningVar", "saveMean", "saveInvstd"};
 
 struct BnCase {
   std::vector<int64_t> shape;
@@ -49,18 +49,22 @@ struct BnCase {
   double eps = 1e-5, momentum = 0.1;
   double center = 0.0, spread = 1.0;
   bool cancelling = false;  // x from FillCancelling (thread-count tests)
+  bool expanded = false;    // x has a broadcast (stride 0) dim
+  bool alt_label = false;   // NC/NCL/NHWC/NDHWC labels on the big tensors
   uint64_t seed = 1;
 
   std::string Describe() const {
     std::string s = std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + (training ? " train" : " infer");
     if (cancelling) s += " cancelling";
+    if (expanded) s += " expanded";
     s += " ch=";
     for (aclDataType dt : ch) s += std::string(bnfam::DtName(dt)) + ",";
     s += " present=";
     for (bool b : present) s += b ? '1' : '0';
     s += std::string(" x:") + bnfam::LayoutName(x_layout) + " y:" + bnfam::LayoutName(y_layout);
     s += (gaps ? " gaps" : "") + std::string(" eps=") + std::to_string(eps) + " momentum=" + std::to_string(momentum);
-    s += " center=" + std::to_string(center) + " spread=" + std::to_string(spread) + " seed=" + std::to_string(seed);
+    s += " center=" + std::to_string(center) + " spread=" + std::to_string(spread) + (alt_label ? " alt-label" : "") +
+         std::string(" seed=") + std::to_string(seed);
     return s;
   }
 };
@@ -74,8 +78,9 @@ struct BnProblem {
 
   explicit BnProblem(const BnCase& cs) : c(cs) {
     channels = c.shape[1];
-    x = bnfam::MakeBig(c.io, c.shape, c.x_layout, c.seed + 11);
-    y = bnfam::MakeBig(c.io, c.shape, c.y_layout, c.seed + 12);
+    x = c.expanded ? bnfam::MakeExpandedInput(c.io, c.shape, c.x_layout, c.seed + 11, c.alt_label)
+                   : bnfam::MakeBig(c.io, c.shape, c.x_layout, c.seed + 11, c.alt_label);
+    y = bnfam::MakeBig(c.io, c.shape, c.y_layout, c.seed + 12, c.alt_label);
     for (int k = 0; k < kNumChannel; ++k) ch[k] = bnfam::MakeVec(c.ch[k], channels, c.gaps);
     support::SplitMix64 rng(c.seed);
     for (int64_t i = 0; i < x.count(); ++i) x.Set(i, c.center + c.spread * rng.NextIn(-2.0, 2.0));
@@ -98,9 +103,9 @@ struct BnProblem {
   aclnnStatus Run() {
     return bnfam::RunTwoPhase(
         [&](uint64_t* size, aclOpExecutor** exec) {
-          return aclnnBatchNormGetWorkspaceSize(x.handle, Opt(kWeight), Opt(kBias), Opt(kRunningMean),
-                                                Opt(kRunningVar), c.training, c.momentum, c.eps, y.handle,
-                                                ch[kSaveMean].handle, ch[kSaveInvstd].handle, size, exec);
+          return aclnnBatchNormGetWorkspaceSize(x.handle, Opt(kWeight), Opt(kBias), Opt(kRunningMean), Opt(kRunningVar),
+                                                c.training, c.momentum, c.eps, y.handle, ch[kSaveMean].handle,
+                                                ch[kSaveInvstd].handle, size, exec);
         },
         aclnnBatchNorm);
   }
@@ -211,15 +216,18 @@ void CompareWithTorch(const BnCase& c, Tally* tally, bool loose = true,
   if (c.training) {
     outputs.push_back({"saveMean", &p.ch[kSaveMean], &tmean.values, &ref.save_mean});
     outputs.push_back({"saveInvstd", &p.ch[kSaveInvstd], &tinv.values, &ref.save_invstd});
-    if (c.present[kRunningMean]) outputs.push_back({"runningMean", &p.ch[kRunningMean], &running[0]->values, &ref.running_mean});
-    if (c.present[kRunningVar]) outputs.push_back({"runningVar", &p.ch[kRunningVar], &running[1]->values, &ref.running_var});
+    if (c.present[kRunningMean])
+      outputs.push_back({"runningMean", &p.ch[kRunningMean], &running[0]->values, &ref.running_mean});
+    if (c.present[kRunningVar])
+      outputs.push_back({"runningVar", &p.ch[kRunningVar], &running[1]->values, &ref.running_var});
   } else {
     // Inference writes none of the per-channel tensors.
     EXPECT_TRUE(bnfam::Untouched(p.ch[kSaveMean])) << "saveMean, " << c.Describe();
     EXPECT_TRUE(bnfam::Untouched(p.ch[kSaveInvstd])) << "saveInvstd, " << c.Describe();
     for (int j = 0; j < 2; ++j) {
       for (int64_t k = 0; k < channels; ++k) {
-        EXPECT_EQ(p.ch[kRunningMean + j].Get(k), p.running_before[j][k]) << kChannelNames[kRunningMean + j] << c.Describe();
+        EXPECT_EQ(p.ch[kRunningMean + j].Get(k), p.running_before[j][k])
+            << kChannelNames[kRunningMean + j] << c.Describe();
       }
     }
   }
@@ -243,8 +251,9 @@ void CompareWithTorch(const BnCase& c, Tally* tally, bool loose = true,
   for (int64_t k = 0; k < ours.count(); ++k) {
     const double r = ref.value[k], got = ours.Get(k);
     if (!(std::fabs(got - r) <= ulps * 0x1p-24 * std::fabs(r))) {
-      return ::testing::AssertionFailure() << what << "[" << k << "] = " << got << ", reference " << r << " (relative error "
-                                           << std::fabs(got - r) / std::fabs(r) << ", bound " << ulps << " * 2^-24)";
+      return ::testing::AssertionFailure()
+             << what << "[" << k << "] = " << got << ", reference " << r << " (relative error "
+             << std::fabs(got - r) / std::fabs(r) << ", bound " << ulps << " * 2^-24)";
     }
   }
   return ::testing::AssertionSuccess();
@@ -281,6 +290,8 @@ BnCase RandomCase(uint64_t seed) {
     c.center = -1e4;
     c.spread = 1.0;
   }
+  c.expanded = rng.Next() % 6 == 0;
+  c.alt_label = rng.Next() % 3 == 0;
   return c;
 }
 
@@ -309,8 +320,8 @@ TEST(BatchNormOracle, LargeMeanSmallSpread) {
   uint64_t seed = 500;
   for (const Data& d : data) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
-      for (const std::vector<int64_t>& shape : {std::vector<int64_t>{64, 4, 33}, std::vector<int64_t>{6, 3, 20, 20},
-                                                std::vector<int64_t>{4096, 3}}) {
+      for (const std::vector<int64_t>& shape :
+           {std::vector<int64_t>{64, 4, 33}, std::vector<int64_t>{6, 3, 20, 20}, std::vector<int64_t>{4096, 3}}) {
         BnCase c;
         c.shape = shape;
         c.x_layout = c.y_layout = layout;
@@ -339,8 +350,8 @@ TEST(BatchNormOracle, LargeMeanSmallSpread) {
 TEST(BatchNormOracle, SingleElementPerChannelGivesNanRunningVar) {
   Tally tally;
   uint64_t seed = 700;
-  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{1, 5}, std::vector<int64_t>{1, 3, 1, 1},
-                                            std::vector<int64_t>{1, 2, 1, 1, 1, 1, 1, 1}}) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{1, 5}, std::vector<int64_t>{1, 3, 1, 1}, std::vector<int64_t>{1, 2, 1, 1, 1, 1, 1, 1}}) {
     for (aclDataType var_dt : bnfam::kFloatDtypes) {
       BnCase c;
       c.shape = shape;
@@ -394,7 +405,7 @@ TEST(BatchNormOracle, IdenticalBitsForOneAndTwoThreads) {
     std::vector<int64_t> dims;
     Layout layout;
   };
-  const Shape shapes[] = {{{8, 16, 24, 24}, Layout::kContiguous},  {{4, 2, 120, 120}, Layout::kContiguous},
+  const Shape shapes[] = {{{8, 16, 24, 24}, Layout::kContiguous},   {{4, 2, 120, 120}, Layout::kContiguous},
                           {{8, 16, 24, 24}, Layout::kChannelsLast}, {{1024, 96}, Layout::kContiguous},
                           {{512, 24, 7}, Layout::kContiguous},      {{6, 5, 50, 60}, Layout::kPermuted}};
   uint64_t seed = 900;
@@ -517,7 +528,8 @@ TEST(BatchNormChainOracle, TorchLayerAgainstDirectAndSyncBn) {
       }
       for (auto pair : {std::make_pair(&bnchain::LayerResult::running_mean, &bnchain::LayerRef::running_mean),
                         std::make_pair(&bnchain::LayerResult::running_var, &bnchain::LayerRef::running_var)}) {
-        EXPECT_TRUE(bnchain::WithinBound("running", torch.*pair.first, ref.*pair.second, 8, &worst_torch)) << c.Describe();
+        EXPECT_TRUE(bnchain::WithinBound("running", torch.*pair.first, ref.*pair.second, 8, &worst_torch))
+            << c.Describe();
         EXPECT_LE(MaxAbsError(direct.*pair.first, ref.*pair.second),
                   MaxAbsError(torch.*pair.first, ref.*pair.second) + 2 * 0x1p-24 * MaxScale(ref.*pair.second))
             << "running statistics, direct vs torch: " << c.Describe();
@@ -533,8 +545,9 @@ TEST(BatchNormChainOracle, TorchLayerAgainstDirectAndSyncBn) {
 TEST(BatchNormOracle, LargerThanOneBlock) {
   Tally tally;
   uint64_t seed = 2000;
-  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
-                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+  for (const auto& shape :
+       {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+        std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
       for (int mode = 0; mode < 3; ++mode) {  // fp32 training, bf16 training, fp32 inference
         BnCase c;

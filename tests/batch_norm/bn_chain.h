@@ -83,7 +83,8 @@ struct LayerInputs {
     const bnfam::ChannelIndex channel_of(c.shape);
     std::vector<double> offset(static_cast<size_t>(channels));
     for (auto& o : offset) o = c.spread * rng.NextIn(-1.0, 1.0);
-    for (int64_t i = 0; i < x.count(); ++i) x.Set(i, c.center + offset[channel_of(i)] + c.spread * rng.NextIn(-2.0, 2.0));
+    for (int64_t i = 0; i < x.count(); ++i)
+      x.Set(i, c.center + offset[channel_of(i)] + c.spread * rng.NextIn(-2.0, 2.0));
     for (int64_t i = 0; i < dy.count(); ++i) dy.Set(i, rng.NextIn(-1.0, 1.0));
     for (int64_t k = 0; k < channels; ++k) {
       weight.Set(k, rng.NextIn(-2.0, 2.0));

@@ -39,10 +39,44 @@ inline std::string ShapeName(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-// A big [N, C, *] tensor in the given layout (a 5-D one labelled NCDHW, as the specs require).
-inline HostTensor MakeBig(aclDataType dt, const std::vector<int64_t>& shape, Layout layout, uint64_t seed) {
-  return HostTensor(dt, shape, StridesFor(layout, shape, seed), shape.size() == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND);
+// The format label of a big tensor: ND (NCDHW for 5-D, which the specs require), or with
+// `alt` the rank's N-C label (NC, NCL, NCHW) and, for 4-D/5-D, the channels-last label
+// (NHWC, NDHWC), which by the specs never moves the channel axis (dim 1 of the view).
+inline aclFormat BigLabel(size_t rank, bool alt) {
+  if (!alt) return rank == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
+  switch (rank) {
+    case 2:
+      return ACL_FORMAT_NC;
+    case 3:
+      return ACL_FORMAT_NCL;
+    case 4:
+      return ACL_FORMAT_NHWC;
+    case 5:
+      return ACL_FORMAT_NDHWC;
+    default:
+      return ACL_FORMAT_ND;
+  }
 }
+
+// A big [N, C, *] tensor in the given layout.
+inline HostTensor MakeBig(aclDataType dt, const std::vector<int64_t>& shape, Layout layout, uint64_t seed,
+                          bool alt_label = false) {
+  return HostTensor(dt, shape, StridesFor(layout, shape, seed), BigLabel(shape.size(), alt_label));
+}
+// An input view with one non-channel dim of size > 1 broadcast (stride 0), like an expanded
+// tensor: a legal read-only view whose elements share addresses. Layout as MakeBig otherwise;
+// falls back to MakeBig when no dim can be broadcast.
+inline HostTensor MakeExpandedInput(aclDataType dt, const std::vector<int64_t>& shape, Layout layout, uint64_t seed,
+                                    bool alt_label = false) {
+  std::vector<int64_t> strides = StridesFor(layout, shape, seed);
+  std::vector<size_t> candidates;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d != 1 && shape[d] > 1) candidates.push_back(d);
+  }
+  if (!candidates.empty()) strides[candidates[seed % candidates.size()]] = 0;
+  return HostTensor(dt, shape, strides, BigLabel(shape.size(), alt_label));
+}
+
 // A [C] tensor, stride 2 when `gap` (every other element is a guarded hole).
 inline HostTensor MakeVec(aclDataType dt, int64_t channels, bool gap) {
   return HostTensor(dt, {channels}, {gap ? 2 : 1});

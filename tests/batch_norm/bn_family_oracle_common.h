@@ -38,17 +38,15 @@ inline std::unique_ptr<F32Copy> OptionalCopy(const HostTensor* t, int64_t channe
   if (t == nullptr) return nullptr;
   return std::make_unique<F32Copy>(*t, std::vector<int64_t>{channels});
 }
-inline oracle::View ViewOrNull(const std::unique_ptr<F32Copy>& copy) {
-  return copy ? copy->view : oracle::View{};
-}
+inline oracle::View ViewOrNull(const std::unique_ptr<F32Copy>& copy) { return copy ? copy->view : oracle::View{}; }
 
 // |torch - reference| <= tolerance * (1 + scale) for every element: the loose agreement.
 // Data whose |mean| is more than 1e4 times its spread is ill-conditioned for torch's fp32
 // CPU statistics (measured: native_batch_norm's saveInvstd 84.3677 against the exact 84.4080
 // at mean 1e4, spread 0.01, i.e. 5e-4 relative), so those cases use LooseTolerance's 1e-2
 // (the large-mean tests skip the loose check and bound our error absolutely instead).
-inline ::testing::AssertionResult AgreesLoosely(const char* what, const std::vector<float>& torch,
-                                                const Ref& ref, double tolerance = 1e-4) {
+inline ::testing::AssertionResult AgreesLoosely(const char* what, const std::vector<float>& torch, const Ref& ref,
+                                                double tolerance = 1e-4) {
   if (torch.size() != ref.value.size()) {
     return ::testing::AssertionFailure() << what << ": torch gave " << torch.size() << " values, reference "
                                          << ref.value.size();
@@ -57,22 +55,20 @@ inline ::testing::AssertionResult AgreesLoosely(const char* what, const std::vec
     const double t = torch[i], r = ref.value[i];
     if (std::isnan(r) && std::isnan(t)) continue;
     if (!(std::fabs(t - r) <= tolerance * (1.0 + ref.scale[i]))) {
-      return ::testing::AssertionFailure() << what << "[" << i << "]: torch " << t << " vs reference " << r
-                                           << " (term scale " << ref.scale[i] << ")";
+      return ::testing::AssertionFailure()
+             << what << "[" << i << "]: torch " << t << " vs reference " << r << " (term scale " << ref.scale[i] << ")";
     }
   }
   return ::testing::AssertionSuccess();
 }
 
-inline double LooseTolerance(double center, double spread) {
-  return std::fabs(center) > 1e4 * spread ? 1e-2 : 1e-4;
-}
+inline double LooseTolerance(double center, double spread) { return std::fabs(center) > 1e4 * spread ? 1e-2 : 1e-4; }
 
 // The fp32 rule on raw fp32 elements (views HostTensor cannot hold, e.g. halves of a buffer).
 inline ::testing::AssertionResult NoWorseThanTorch(const char* what, const support::Elements& ours,
                                                    const std::vector<float>& torch, const Ref& ref) {
-  ::testing::AssertionResult r = support::NoWorseThanTorch(
-      ours, support::F32(torch.data(), static_cast<int64_t>(torch.size())), ref.value.data());
+  ::testing::AssertionResult r =
+      support::NoWorseThanTorch(ours, support::F32(torch.data(), static_cast<int64_t>(torch.size())), ref.value.data());
   if (!r) r << " (" << what << ")";
   return r;
 }

@@ -33,15 +33,19 @@ struct ElemtCase {
   std::array<bool, 2> present{true, true};
   Layout x_layout = Layout::kContiguous, y_layout = Layout::kContiguous;
   bool in_place = false, gaps = false;
+  bool expanded = false;  // x has a broadcast (stride 0) dim (not with in_place)
   double center = 0.0, spread = 1.0;
+  bool alt_label = false;  // NC/NCL/NHWC/NDHWC labels on the big tensors
   uint64_t seed = 1;
   std::string Describe() const {
     std::string s = std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + " ch=";
     for (aclDataType dt : ch) s += std::string(bnfam::DtName(dt)) + ",";
     s += std::string(" w/b=") + (present[0] ? '1' : '0') + (present[1] ? '1' : '0');
-    s += std::string(" x:") + bnfam::LayoutName(x_layout) + " y:" + (in_place ? "in-place" : bnfam::LayoutName(y_layout));
-    s += (gaps ? " gaps" : "") + std::string(" center=") + std::to_string(center) + " spread=" + std::to_string(spread) +
-         " seed=" + std::to_string(seed);
+    s += std::string(" x:") + bnfam::LayoutName(x_layout) +
+         " y:" + (in_place ? "in-place" : bnfam::LayoutName(y_layout));
+    s += (gaps ? " gaps" : "") + std::string(expanded ? " expanded" : "") + std::string(" center=") +
+         std::to_string(center) + " spread=" + std::to_string(spread) + (alt_label ? " alt-label" : "") +
+         std::string(" seed=") + std::to_string(seed);
     return s;
   }
 };
@@ -55,9 +59,10 @@ struct ElemtProblem {
   HostTensor& y() { return c.in_place ? x : y_storage; }
 
   explicit ElemtProblem(const ElemtCase& cs) : c(cs), channels(cs.shape[1]) {
-    x = bnfam::MakeBig(c.io, c.shape, c.x_layout, c.seed + 1);
+    x = c.expanded ? bnfam::MakeExpandedInput(c.io, c.shape, c.x_layout, c.seed + 1, c.alt_label)
+                   : bnfam::MakeBig(c.io, c.shape, c.x_layout, c.seed + 1, c.alt_label);
     if (!c.in_place) {
-      y_storage = bnfam::MakeBig(c.io, c.shape, c.y_layout, c.seed + 2);
+      y_storage = bnfam::MakeBig(c.io, c.shape, c.y_layout, c.seed + 2, c.alt_label);
       y_storage.buffer->FillView(0xA5);
     }
     for (int k = 0; k < kNumChannel; ++k) ch[k] = bnfam::MakeVec(c.ch[k], channels, c.gaps);
@@ -152,6 +157,8 @@ ElemtCase RandomCase(uint64_t seed) {
     c.center = 300.0;
     c.spread = 0.05;
   }
+  c.expanded = !c.in_place && rng.Next() % 6 == 0;
+  c.alt_label = rng.Next() % 3 == 0;
   return c;
 }
 
@@ -232,8 +239,9 @@ TEST(BatchNormElemtOracle, IdenticalBitsForOneAndTwoThreads) {
 TEST(BatchNormElemtOracle, LargerProblems) {
   Tally tally;
   uint64_t seed = 2000;
-  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
-                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+  for (const auto& shape :
+       {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+        std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
       for (aclDataType io : {ACL_FLOAT, ACL_BF16}) {
         ElemtCase c;

@@ -29,7 +29,10 @@ const ::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(n
 enum { kMean = 0, kInvstd, kWeight, kSumDy, kSumDyXmu, kNumChannel };
 enum class CounterShape { kVector, kColumn, kScalar, kStrided };
 const char* CounterShapeName(CounterShape s) {
-  return s == CounterShape::kVector ? "[W]" : s == CounterShape::kColumn ? "[W,1]" : s == CounterShape::kScalar ? "0-D" : "[W]/stride3";
+  return s == CounterShape::kVector   ? "[W]"
+         : s == CounterShape::kColumn ? "[W,1]"
+         : s == CounterShape::kScalar ? "0-D"
+                                      : "[W]/stride3";
 }
 
 struct EbCase {
@@ -37,23 +40,27 @@ struct EbCase {
   aclDataType dy_dt = ACL_FLOAT, x_dt = ACL_FLOAT, dx_dt = ACL_FLOAT;
   std::array<aclDataType, kNumChannel> ch{ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
   bool weight = true, in_place = false, gaps = false;
+  bool expanded = false;  // x (and dy unless in place) have a broadcast (stride 0) dim
   aclDataType counter_dt = ACL_INT32;
   CounterShape counter_shape = CounterShape::kColumn;
   int64_t ranks = 1;
   Layout x_layout = Layout::kContiguous, dy_layout = Layout::kContiguous, dx_layout = Layout::kContiguous;
   double center = 0.0, spread = 1.0;
+  bool alt_label = false;  // NC/NCL/NHWC/NDHWC labels on the big tensors
   uint64_t seed = 1;
   std::string Describe() const {
-    std::string s = std::string("dy:") + bnfam::DtName(dy_dt) + " x:" + bnfam::DtName(x_dt) + " dx:" + bnfam::DtName(dx_dt);
+    std::string s =
+        std::string("dy:") + bnfam::DtName(dy_dt) + " x:" + bnfam::DtName(x_dt) + " dx:" + bnfam::DtName(dx_dt);
     s += " " + bnfam::ShapeName(shape) + " ch=";
     for (aclDataType dt : ch) s += std::string(bnfam::DtName(dt)) + ",";
-    s += std::string(weight ? " weight" : " no-weight") + " counter=" +
-         (counter_dt == ACL_INT32 ? "i32" : bnfam::DtName(counter_dt)) + CounterShapeName(counter_shape) +
+    s += std::string(weight ? " weight" : " no-weight") +
+         " counter=" + (counter_dt == ACL_INT32 ? "i32" : bnfam::DtName(counter_dt)) + CounterShapeName(counter_shape) +
          " W=" + std::to_string(ranks);
     s += std::string(" layouts x:") + bnfam::LayoutName(x_layout) + " dy:" + bnfam::LayoutName(dy_layout) +
          " dx:" + (in_place ? "in-place" : bnfam::LayoutName(dx_layout));
-    s += (gaps ? " gaps" : "") + std::string(" center=") + std::to_string(center) + " spread=" + std::to_string(spread) +
-         " seed=" + std::to_string(seed);
+    s += (gaps ? " gaps" : "") + std::string(expanded ? " expanded" : "") + std::string(" center=") +
+         std::to_string(center) + " spread=" + std::to_string(spread) + (alt_label ? " alt-label" : "") +
+         std::string(" seed=") + std::to_string(seed);
     return s;
   }
 };
@@ -71,10 +78,12 @@ struct EbProblem {
   HostTensor& dx() { return c.in_place ? dy : dx_storage; }
 
   explicit EbProblem(const EbCase& cs) : c(cs), channels(cs.shape[1]) {
-    x = bnfam::MakeBig(c.x_dt, c.shape, c.x_layout, c.seed + 1);
-    dy = bnfam::MakeBig(c.dy_dt, c.shape, c.dy_layout, c.seed + 2);
+    x = c.expanded ? bnfam::MakeExpandedInput(c.x_dt, c.shape, c.x_layout, c.seed + 1, c.alt_label)
+                   : bnfam::MakeBig(c.x_dt, c.shape, c.x_layout, c.seed + 1, c.alt_label);
+    dy = c.expanded && !c.in_place ? bnfam::MakeExpandedInput(c.dy_dt, c.shape, c.dy_layout, c.seed + 2, c.alt_label)
+                                   : bnfam::MakeBig(c.dy_dt, c.shape, c.dy_layout, c.seed + 2, c.alt_label);
     if (!c.in_place) {
-      dx_storage = bnfam::MakeBig(c.dx_dt, c.shape, c.dx_layout, c.seed + 3);
+      dx_storage = bnfam::MakeBig(c.dx_dt, c.shape, c.dx_layout, c.seed + 3, c.alt_label);
       dx_storage.buffer->FillView(0xA5);
     }
     for (int k = 0; k < kNumChannel; ++k) ch[k] = bnfam::MakeVec(c.ch[k], channels, c.gaps);
@@ -230,6 +239,8 @@ EbCase RandomCase(uint64_t seed) {
     c.center = 300.0;
     c.spread = 0.05;
   }
+  c.expanded = rng.Next() % 6 == 0;
+  c.alt_label = rng.Next() % 3 == 0;
   return c;
 }
 
@@ -319,8 +330,9 @@ TEST(BatchNormElemtBackwardOracle, IdenticalBitsForOneAndTwoThreads) {
 TEST(BatchNormElemtBackwardOracle, LargerProblems) {
   Tally tally;
   uint64_t seed = 2000;
-  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
-                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+  for (const auto& shape :
+       {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+        std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
       for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16}) {
         EbCase c;

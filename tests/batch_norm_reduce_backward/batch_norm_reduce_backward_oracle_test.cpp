@@ -32,24 +32,26 @@ const char* const kNames[kNumChannel] = {"mean", "invstd", "weight", "sumDy", "s
 struct RbCase {
   std::vector<int64_t> shape;
   aclDataType io = ACL_FLOAT;
-  std::array<aclDataType, kNumChannel> ch{ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT,
-                                          ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
+  std::array<aclDataType, kNumChannel> ch{ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
   std::array<bool, 3> flags{true, true, true};  // inputG, weightG, biasG
   bool weight = true, null_unrequested = false, halves = false, gaps = false;
   Layout x_layout = Layout::kContiguous, dy_layout = Layout::kContiguous;
   double center = 0.0, spread = 1.0;
   bool cancelling = false;  // dy from FillCancelling (thread-count tests)
+  bool expanded = false;    // x and dy have a broadcast (stride 0) dim
+  bool alt_label = false;   // NC/NCL/NHWC/NDHWC labels on the big tensors
   uint64_t seed = 1;
   std::string Describe() const {
     std::string s = std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + (cancelling ? " cancelling" : "") +
-                    " ch=";
+                    (expanded ? " expanded" : "") + " ch=";
     for (aclDataType dt : ch) s += std::string(bnfam::DtName(dt)) + ",";
     s += " flags=";
     for (bool b : flags) s += b ? '1' : '0';
     s += std::string(weight ? " weight" : " no-weight") + (null_unrequested ? " null-unrequested" : "") +
          (halves ? " halves" : "") + (gaps ? " gaps" : "");
     s += std::string(" x:") + bnfam::LayoutName(x_layout) + " dy:" + bnfam::LayoutName(dy_layout);
-    s += " center=" + std::to_string(center) + " spread=" + std::to_string(spread) + " seed=" + std::to_string(seed);
+    s += " center=" + std::to_string(center) + " spread=" + std::to_string(spread) + (alt_label ? " alt-label" : "") +
+         std::string(" seed=") + std::to_string(seed);
     return s;
   }
 };
@@ -59,12 +61,14 @@ struct RbProblem {
   int64_t channels;
   HostTensor x, dy, red;
   HostTensor ch[kNumChannel];
-  bnfam::RawView half[2];                 // sumDy, sumDyXmu as views of `red`
-  std::vector<int64_t> half_offsets[2];   // their elements, in `red`'s data
+  bnfam::RawView half[2];                // sumDy, sumDyXmu as views of `red`
+  std::vector<int64_t> half_offsets[2];  // their elements, in `red`'s data
 
   explicit RbProblem(const RbCase& cs) : c(cs), channels(cs.shape[1]) {
-    x = bnfam::MakeBig(c.io, c.shape, c.x_layout, c.seed + 1);
-    dy = bnfam::MakeBig(c.io, c.shape, c.dy_layout, c.seed + 2);
+    x = c.expanded ? bnfam::MakeExpandedInput(c.io, c.shape, c.x_layout, c.seed + 1, c.alt_label)
+                   : bnfam::MakeBig(c.io, c.shape, c.x_layout, c.seed + 1, c.alt_label);
+    dy = c.expanded ? bnfam::MakeExpandedInput(c.io, c.shape, c.dy_layout, c.seed + 2, c.alt_label)
+                    : bnfam::MakeBig(c.io, c.shape, c.dy_layout, c.seed + 2, c.alt_label);
     for (int k = 0; k < kNumChannel; ++k) ch[k] = bnfam::MakeVec(c.ch[k], channels, c.gaps);
     if (c.halves) {
       red = HostTensor(ACL_FLOAT, {2 * channels}, {1});
@@ -100,10 +104,10 @@ struct RbProblem {
   aclnnStatus Run() {
     return bnfam::RunTwoPhase(
         [&](uint64_t* size, aclOpExecutor** exec) {
-          return aclnnBatchNormReduceBackwardGetWorkspaceSize(
-              dy.handle, x.handle, ch[kMean].handle, ch[kInvstd].handle, c.weight ? ch[kWeight].handle : nullptr,
-              c.flags[0], c.flags[1], c.flags[2], Out(kSumDy), Out(kSumDyXmu), Out(kGradWeight), Out(kGradBias),
-              size, exec);
+          return aclnnBatchNormReduceBackwardGetWorkspaceSize(dy.handle, x.handle, ch[kMean].handle, ch[kInvstd].handle,
+                                                              c.weight ? ch[kWeight].handle : nullptr, c.flags[0],
+                                                              c.flags[1], c.flags[2], Out(kSumDy), Out(kSumDyXmu),
+                                                              Out(kGradWeight), Out(kGradBias), size, exec);
         },
         aclnnBatchNormReduceBackward);
   }
@@ -199,6 +203,8 @@ RbCase RandomCase(uint64_t seed) {
     c.center = 300.0;
     c.spread = 0.05;
   }
+  c.expanded = rng.Next() % 6 == 0;
+  c.alt_label = rng.Next() % 3 == 0;
   return c;
 }
 
@@ -223,8 +229,8 @@ TEST(BatchNormReduceBackwardOracle, LargeMeanAndLongSums) {
   uint64_t seed = 200;
   for (double center : {0.0, 1e4, -2e5}) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
-      for (const std::vector<int64_t>& shape : {std::vector<int64_t>{64, 4, 33}, std::vector<int64_t>{8192, 3},
-                                                std::vector<int64_t>{4, 2, 60, 60}}) {
+      for (const std::vector<int64_t>& shape :
+           {std::vector<int64_t>{64, 4, 33}, std::vector<int64_t>{8192, 3}, std::vector<int64_t>{4, 2, 60, 60}}) {
         RbCase c;
         c.shape = shape;
         c.x_layout = c.dy_layout = layout;
@@ -260,12 +266,10 @@ TEST(BatchNormReduceBackwardOracle, EmptyBatchWritesZeros) {
 }
 
 TEST(BatchNormReduceBackwardOracle, IdenticalBitsForOneAndTwoThreads) {
-  const std::pair<std::vector<int64_t>, Layout> shapes[] = {{{8, 16, 24, 24}, Layout::kContiguous},
-                                                            {{4, 2, 120, 120}, Layout::kContiguous},
-                                                            {{8, 16, 24, 24}, Layout::kChannelsLast},
-                                                            {{1024, 96}, Layout::kContiguous},
-                                                            {{512, 24, 7}, Layout::kContiguous},
-                                                            {{6, 5, 50, 60}, Layout::kPermuted}};
+  const std::pair<std::vector<int64_t>, Layout> shapes[] = {
+      {{8, 16, 24, 24}, Layout::kContiguous},   {{4, 2, 120, 120}, Layout::kContiguous},
+      {{8, 16, 24, 24}, Layout::kChannelsLast}, {{1024, 96}, Layout::kContiguous},
+      {{512, 24, 7}, Layout::kContiguous},      {{6, 5, 50, 60}, Layout::kPermuted}};
   uint64_t seed = 800;
   for (const auto& s : shapes) {
     for (int mode = 0; mode < 3; ++mode) {  // fp32, bf16, fp32 on cancelling data
@@ -297,8 +301,9 @@ TEST(BatchNormReduceBackwardOracle, IdenticalBitsForOneAndTwoThreads) {
 TEST(BatchNormReduceBackwardOracle, LargerThanOneBlock) {
   Tally tally;
   uint64_t seed = 2000;
-  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
-                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+  for (const auto& shape :
+       {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+        std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
       for (aclDataType io : {ACL_FLOAT, ACL_BF16}) {
         RbCase c;

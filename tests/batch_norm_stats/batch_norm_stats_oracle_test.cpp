@@ -29,12 +29,14 @@ struct StatsCase {
   bool gaps = false;
   double eps = 1e-5, center = 0.0, spread = 1.0;
   bool cancelling = false;  // x from FillCancelling (thread-count tests)
+  bool expanded = false;    // x has a broadcast (stride 0) dim
+  bool alt_label = false;   // NC/NCL/NHWC/NDHWC labels on the big tensors
   uint64_t seed = 1;
   std::string Describe() const {
     return std::string(bnfam::DtName(io)) + " " + bnfam::ShapeName(shape) + " " + bnfam::LayoutName(layout) +
-           (cancelling ? " cancelling" : "") +
-           (gaps ? " gaps" : "") + " eps=" + std::to_string(eps) + " center=" + std::to_string(center) +
-           " spread=" + std::to_string(spread) + " seed=" + std::to_string(seed);
+           (cancelling ? " cancelling" : "") + (expanded ? " expanded" : "") + (gaps ? " gaps" : "") +
+           " eps=" + std::to_string(eps) + " center=" + std::to_string(center) + " spread=" + std::to_string(spread) +
+           (alt_label ? " alt-label" : "") + std::string(" seed=") + std::to_string(seed);
   }
 };
 
@@ -43,7 +45,8 @@ struct StatsProblem {
   int64_t channels;
   HostTensor x, mean, invstd;
   explicit StatsProblem(const StatsCase& cs) : c(cs), channels(cs.shape[1]) {
-    x = bnfam::MakeBig(c.io, c.shape, c.layout, c.seed + 3);
+    x = c.expanded ? bnfam::MakeExpandedInput(c.io, c.shape, c.layout, c.seed + 3, c.alt_label)
+                   : bnfam::MakeBig(c.io, c.shape, c.layout, c.seed + 3, c.alt_label);
     mean = bnfam::MakeVec(ACL_FLOAT, channels, c.gaps);
     invstd = bnfam::MakeVec(ACL_FLOAT, channels, c.gaps);
     support::SplitMix64 rng(c.seed);
@@ -51,7 +54,8 @@ struct StatsProblem {
     std::vector<double> offset(static_cast<size_t>(channels));
     for (auto& o : offset) o = c.spread * rng.NextIn(-1.0, 1.0);
     const bnfam::ChannelIndex channel_of(c.shape);
-    for (int64_t i = 0; i < x.count(); ++i) x.Set(i, c.center + offset[channel_of(i)] + c.spread * rng.NextIn(-2.0, 2.0));
+    for (int64_t i = 0; i < x.count(); ++i)
+      x.Set(i, c.center + offset[channel_of(i)] + c.spread * rng.NextIn(-2.0, 2.0));
     if (c.cancelling) bnfam::FillCancelling(x, c.shape, c.seed + 99);
     mean.buffer->FillView(0xA5);
     invstd.buffer->FillView(0xA5);
@@ -84,9 +88,9 @@ StatsRef ComputeRef(const StatsProblem& p) {
   for (int64_t k = 0; k < ours.count(); ++k) {
     const double r = ref.value[k], got = ours.Get(k);
     if (!(std::fabs(got - r) <= ulps * 0x1p-24 * std::fabs(r))) {
-      return ::testing::AssertionFailure() << what << "[" << k << "] = " << got << ", reference " << r
-                                           << " (relative error " << std::fabs(got - r) / std::fabs(r) << ", bound "
-                                           << ulps << " * 2^-24)";
+      return ::testing::AssertionFailure()
+             << what << "[" << k << "] = " << got << ", reference " << r << " (relative error "
+             << std::fabs(got - r) / std::fabs(r) << ", bound " << ulps << " * 2^-24)";
     }
   }
   return ::testing::AssertionSuccess();
@@ -147,6 +151,8 @@ StatsCase RandomCase(uint64_t seed) {
     c.center = 300.0;
     c.spread = 0.05;
   }
+  c.expanded = rng.Next() % 6 == 0;
+  c.alt_label = rng.Next() % 3 == 0;
   return c;
 }
 
@@ -188,8 +194,8 @@ TEST(BatchNormStatsOracle, LargeMeanSmallSpread) {
 
 // Empty batch with C > 0: mean 0, invstd NaN, nothing else written.
 TEST(BatchNormStatsOracle, EmptyBatch) {
-  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{0, 4}, std::vector<int64_t>{0, 3, 5},
-                                            std::vector<int64_t>{2, 3, 0, 5}}) {
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{0, 4}, std::vector<int64_t>{0, 3, 5}, std::vector<int64_t>{2, 3, 0, 5}}) {
     StatsCase c;
     c.shape = shape;
     c.gaps = true;
@@ -205,12 +211,10 @@ TEST(BatchNormStatsOracle, EmptyBatch) {
 }
 
 TEST(BatchNormStatsOracle, IdenticalBitsForOneAndTwoThreads) {
-  const std::pair<std::vector<int64_t>, Layout> shapes[] = {{{8, 16, 24, 24}, Layout::kContiguous},
-                                                            {{4, 2, 120, 120}, Layout::kContiguous},
-                                                            {{8, 16, 24, 24}, Layout::kChannelsLast},
-                                                            {{1024, 96}, Layout::kContiguous},
-                                                            {{512, 24, 7}, Layout::kContiguous},
-                                                            {{6, 5, 50, 60}, Layout::kPermuted}};
+  const std::pair<std::vector<int64_t>, Layout> shapes[] = {
+      {{8, 16, 24, 24}, Layout::kContiguous},   {{4, 2, 120, 120}, Layout::kContiguous},
+      {{8, 16, 24, 24}, Layout::kChannelsLast}, {{1024, 96}, Layout::kContiguous},
+      {{512, 24, 7}, Layout::kContiguous},      {{6, 5, 50, 60}, Layout::kPermuted}};
   uint64_t seed = 600;
   for (const auto& s : shapes) {
     for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {  // bf16: cancelling data (fp16 cannot hold 2^60)
@@ -241,8 +245,9 @@ TEST(BatchNormStatsOracle, IdenticalBitsForOneAndTwoThreads) {
 TEST(BatchNormStatsOracle, LargerThanOneBlock) {
   int torch_rule = 0;
   uint64_t seed = 2000;
-  for (const auto& shape : {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
-                                      std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
+  for (const auto& shape :
+       {std::vector<int64_t>{4, 3, 160, 160}, std::vector<int64_t>{2, 8, 150, 150}, std::vector<int64_t>{40000, 3},
+        std::vector<int64_t>{16, 8, 40, 40}, std::vector<int64_t>{3000, 4, 7}}) {
     for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
       for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16}) {
         StatsCase c;
