@@ -46,7 +46,8 @@ struct EbCase {
   int64_t ranks = 1;
   Layout x_layout = Layout::kContiguous, dy_layout = Layout::kContiguous, dx_layout = Layout::kContiguous;
   double center = 0.0, spread = 1.0;
-  bool alt_label = false;  // NC/NCL/NHWC/NDHWC labels on the big tensors
+  bool alt_label = false;   // NC/NCL/NHWC/NDHWC labels on the big tensors
+  bool zero_total = false;  // every count 0
   uint64_t seed = 1;
   std::string Describe() const {
     std::string s =
@@ -97,7 +98,11 @@ struct EbProblem {
       counts.push_back(static_cast<double>(rng.Next() % 41));
       total += counts.back();
     }
-    if (total == 0) counts[0] = total = 7;
+    if (total == 0 && !c.zero_total) counts[0] = total = 7;
+    if (c.zero_total) {
+      counts.assign(counts.size(), 0.0);
+      total = 1;  // the scale of sumDy / sumDyXmu below
+    }
     const size_t element = c.counter_dt == ACL_INT32 ? 4 : ElementSizeOf(c.counter_dt);
     const int64_t step = c.counter_shape == CounterShape::kStrided ? 3 : 1;
     counter_mem.assign(static_cast<size_t>(w * step) * element + 64, 0xEE);
@@ -349,6 +354,28 @@ TEST(BatchNormElemtBackwardOracle, LargerProblems) {
   }
   EXPECT_EQ(tally.torch_rule, 5 * 2);
   EXPECT_EQ(tally.rounded.window_differences, 0);
+}
+
+// total == 0 (every count zero): the spec leaves it to IEEE arithmetic, so every gradInput
+// element is +-inf or NaN (sumDy / 0 is infinite, or NaN when sumDy is 0), never a finite
+// value computed with some other count.
+TEST(BatchNormElemtBackwardOracle, ZeroTotalCountGivesNonFinite) {
+  for (aclDataType counter_dt : {ACL_INT32, ACL_FLOAT16, ACL_FLOAT}) {
+    for (aclDataType io : {ACL_FLOAT, ACL_BF16}) {
+      EbCase c;
+      c.shape = {3, 4, 5};
+      c.dy_dt = c.x_dt = c.dx_dt = io;
+      c.counter_dt = counter_dt;
+      c.counter_shape = CounterShape::kVector;
+      c.ranks = 2;
+      c.zero_total = true;
+      EbProblem p(c);
+      ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      for (int64_t i = 0; i < p.dx().count(); ++i) {
+        ASSERT_FALSE(std::isfinite(p.dx().Get(i))) << i << " " << c.Describe();
+      }
+    }
+  }
 }
 
 }  // namespace
