@@ -22,8 +22,9 @@ const ::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(n
 
 void CheckLayer(const char* way, const LayerResult& got, const LayerRef& ref, double k, const ChainCase& c,
                 double* worst) {
-  EXPECT_TRUE(WithinBound("output", got.y, ref.y, k, worst)) << way << ": " << c.Describe();
-  EXPECT_TRUE(WithinBound("gradInput", got.dx, ref.dx, k, worst)) << way << ": " << c.Describe();
+  const double roundoff = bnchain::Roundoff(c.io);
+  EXPECT_TRUE(WithinBound("output", got.y, ref.y, k, worst, roundoff)) << way << ": " << c.Describe();
+  EXPECT_TRUE(WithinBound("gradInput", got.dx, ref.dx, k, worst, roundoff)) << way << ": " << c.Describe();
   EXPECT_TRUE(WithinBound("gradWeight", got.dw, ref.dw, k, worst)) << way << ": " << c.Describe();
   EXPECT_TRUE(WithinBound("gradBias", got.db, ref.db, k, worst)) << way << ": " << c.Describe();
   if (got.has_running) {
@@ -99,6 +100,33 @@ TEST(BatchNormChain, ThreeRanksUnequalBatchesMatchBatchNorm) {
     }
   }
   std::printf("worst error / (u*T): direct %.3g, SyncBN W=3 %.3g (bounds 8, 16)\n", worst_direct, worst_sync);
+}
+
+// SyncBN's mixed precision: bf16/fp16 activations with fp32 statistics and sums, one rank
+// and (with GatherStatsWithCounts) three; y and dx get one more rounding, into their format.
+TEST(BatchNormChain, SixteenBitActivations) {
+  double worst_direct = 0, worst_sync = 0;
+  uint64_t seed = 500;
+  for (aclDataType io : {ACL_BF16, ACL_FLOAT16}) {
+    for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
+      for (bool several : {false, true}) {
+        if (several && !bnchain::HaveGatherStats()) continue;
+        ChainCase c;
+        c.shape = {9, 5, 6, 7};
+        c.parts = several ? std::vector<int64_t>{4, 0, 5} : std::vector<int64_t>{9};
+        c.io = io;
+        c.layout = layout;
+        c.center = 1.0;
+        c.seed = ++seed;
+        const LayerInputs in(c);
+        const LayerRef ref = bnchain::ComputeLayerRef(in);
+        CheckLayer("direct", bnchain::RunDirect(in), ref, 8, c, &worst_direct);
+        CheckLayer("syncbn", bnchain::RunSyncBn(in), ref, several ? 16 : 8, c, &worst_sync);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+  std::printf("worst excess error / (u*T): direct %.3g, SyncBN %.3g\n", worst_direct, worst_sync);
 }
 
 }  // namespace
