@@ -9,7 +9,7 @@
 //    of red[2C], B2 the all-reduce as an fp32 sum of the red buffers in rank order, B3
 //    aclnnBatchNormElemtBackward per part with the counts view as `counter`. gradWeight and
 //    gradBias are the sums of the per-rank (local) results.
-// Without GatherStatsWithCounts in the tree (OPENACLNN_HAVE_GATHER_STATS 0), only W = 1
+// Without GatherStatsWithCounts in the tree (OPENACLNN_BN_CHAIN_GATHER 0), only W = 1
 // runs, with the part's own statistics in place of F6 (which for one row returns them up to
 // rounding) and no running update.
 //
@@ -43,8 +43,12 @@
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
 #include "batch_norm/bn_family_common.h"
-#if OPENACLNN_HAVE_GATHER_STATS
+// Both the implementation (the CMake check) and the header must be there.
+#if OPENACLNN_HAVE_GATHER_STATS && __has_include("aclnnop/aclnn_batch_norm_gather_stats_with_counts.h")
+#define OPENACLNN_BN_CHAIN_GATHER 1
 #include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
+#else
+#define OPENACLNN_BN_CHAIN_GATHER 0
 #endif
 
 namespace bnchain {
@@ -161,7 +165,7 @@ inline bnfam::RawView PartView(const HostTensor& t, int64_t n0, int64_t n) {
   return bnfam::RawView(const_cast<void*>(t.buffer->data()), t.dtype, shape, strides, n0 * strides[0], storage);
 }
 
-inline bool HaveGatherStats() { return OPENACLNN_HAVE_GATHER_STATS != 0; }
+inline bool HaveGatherStats() { return OPENACLNN_BN_CHAIN_GATHER != 0; }
 
 // The SyncBN flow of syncbn-flow.md over the parts of the batch.
 inline LayerResult RunSyncBn(const LayerInputs& in) {
@@ -199,7 +203,7 @@ inline LayerResult RunSyncBn(const LayerInputs& in) {
   // F4: strided views of the gathered buffer.
   bnfam::RawView counts(gathered.data(), ACL_FLOAT, {ranks}, {width}, 2 * channels, ranks * width);
   HostTensor mean(ACL_FLOAT, {channels}, {1}), invstd(ACL_FLOAT, {channels}, {1});
-#if OPENACLNN_HAVE_GATHER_STATS
+#if OPENACLNN_BN_CHAIN_GATHER
   // F6 on every rank (each with its replica of the running statistics); all must agree.
   {
     bnfam::RawView mean_all(gathered.data(), ACL_FLOAT, {ranks, channels}, {width, 1}, 0, ranks * width);
