@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "acl/acl_base.h"
 #include "core/dtype.h"
@@ -13,19 +14,38 @@
 namespace oa {
 namespace bn {
 
+// Through memcpy: a per-channel tensor may sit at any byte address (e.g. packed after a
+// 16-bit tensor in one buffer), and a misaligned typed access would be undefined.
 inline double ReadElement(const char* p, aclDataType dtype) {
   switch (dtype) {
-    case ACL_FLOAT16: return HalfToFloat(reinterpret_cast<const Half16*>(p)->bits);
-    case ACL_BF16: return Bf16ToFloat(reinterpret_cast<const BFloat16*>(p)->bits);
-    default: return *reinterpret_cast<const float*>(p);
+    case ACL_FLOAT16:
+    case ACL_BF16: {
+      uint16_t bits;
+      std::memcpy(&bits, p, sizeof bits);
+      return dtype == ACL_FLOAT16 ? HalfToFloat(bits) : Bf16ToFloat(bits);
+    }
+    default: {
+      float value;
+      std::memcpy(&value, p, sizeof value);
+      return value;
+    }
   }
 }
 
 inline void WriteElement(char* p, aclDataType dtype, double value) {
   switch (dtype) {
-    case ACL_FLOAT16: reinterpret_cast<Half16*>(p)->bits = FloatToHalf(RoundToOddFloat(value)); break;
-    case ACL_BF16: reinterpret_cast<BFloat16*>(p)->bits = FloatToBf16(RoundToOddFloat(value)); break;
-    default: *reinterpret_cast<float*>(p) = static_cast<float>(value); break;
+    case ACL_FLOAT16:
+    case ACL_BF16: {
+      const float odd = RoundToOddFloat(value);
+      const uint16_t bits = dtype == ACL_FLOAT16 ? FloatToHalf(odd) : FloatToBf16(odd);
+      std::memcpy(p, &bits, sizeof bits);
+      break;
+    }
+    default: {
+      const float narrow = static_cast<float>(value);
+      std::memcpy(p, &narrow, sizeof narrow);
+      break;
+    }
   }
 }
 

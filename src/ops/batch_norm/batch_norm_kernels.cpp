@@ -897,10 +897,12 @@ double CounterTotal(const CounterView& counter) {
     int64_t offset = 0;
     for (int k = 0; k < counter.rank; ++k) offset += index[k] * counter.stride[k];
     const char* p = counter.data + offset * static_cast<int64_t>(element);
-    switch (counter.dtype) {
-      case ACL_INT32: total += *reinterpret_cast<const int32_t*>(p); break;
-      case ACL_FLOAT16: total += HalfToFloat(reinterpret_cast<const Half16*>(p)->bits); break;
-      default: total += *reinterpret_cast<const float*>(p); break;
+    if (counter.dtype == ACL_INT32) {
+      int32_t count;
+      std::memcpy(&count, p, sizeof count);
+      total += count;
+    } else {
+      total += ReadElement(p, counter.dtype);
     }
     for (int k = counter.rank - 1; k >= 0; --k) {
       if (++index[k] < counter.size[k]) break;
