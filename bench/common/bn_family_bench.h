@@ -5,7 +5,7 @@
 // floor) and calls RunFamilyBench.
 //
 //   openaclnn_bench_<op> [--shapes=FILE] [--cases=SUBSTRING] [--threads=N (default: 1 and all)]
-//       [--reps=R] [--min_time_s=S] [--only_ours]
+//       [--reps=R] [--min_time_s=S] [--only_ours] [--checksum]
 //
 // For every shape of the shape file (the BN shapes of bench/fast_batch_norm_backward), each
 // layout on its line (nchw, nhwc = channels-last), fp32 and bf16 activations (per-channel
@@ -61,6 +61,10 @@ struct Settings {
   int reps = 5;
   double min_time = 0.05;
   bool only_ours = false;  // --only_ours: skip torch, oneDNN and the probes (quick tuning runs)
+  // --checksum: after timing ours, print a hash of its outputs (y and the per-channel outputs;
+  // not the running statistics, which depend on the call count), to check that a kernel
+  // change keeps the bits.
+  bool checksum = false;
 };
 
 inline bool Flag(const char* arg, const char* name, std::string* value) {
@@ -80,6 +84,7 @@ inline Settings ParseSettings(int argc, char** argv) {
     else if (Flag(argv[i], "--reps", &value)) s.reps = std::max(1, std::atoi(value.c_str()));
     else if (Flag(argv[i], "--min_time_s", &value)) s.min_time = std::atof(value.c_str());
     else if (std::strcmp(argv[i], "--only_ours") == 0) s.only_ours = true;
+    else if (std::strcmp(argv[i], "--checksum") == 0) s.checksum = true;
     else std::fprintf(stderr, "ignoring unknown argument %s\n", argv[i]);
   }
   return s;
@@ -224,11 +229,21 @@ class Ours {
     if (executor_ != nullptr) aclDestroyAclOpExecutor(executor_);
     for (aclTensor* t : tensors_) aclDestroyTensor(t);
   }
-  // A big tensor over `buffer` with the problem's shape, strides and dtype.
+  // A big tensor over `buffer` with the problem's shape, strides and dtype, labelled NC, NCL,
+  // NCHW or NCDHW by rank (aclnnBatchNorm requires a 5-D input to carry NCDHW or NDHWC;
+  // channels-last memory keeps the NCHW-family label, as PyTorch's adapter passes it).
   aclTensor* Big(bench::Buffer& buffer) {
     const int64_t storage[] = {p_.numel};
-    tensors_.push_back(aclCreateTensor(p_.shape.data(), p_.shape.size(), p_.dtype, p_.strides.data(), 0,
-                                       ACL_FORMAT_ND, storage, 1, buffer.get()));
+    aclFormat format = ACL_FORMAT_ND;
+    switch (p_.shape.size()) {
+      case 2: format = ACL_FORMAT_NC; break;
+      case 3: format = ACL_FORMAT_NCL; break;
+      case 4: format = ACL_FORMAT_NCHW; break;
+      case 5: format = ACL_FORMAT_NCDHW; break;
+      default: break;
+    }
+    tensors_.push_back(aclCreateTensor(p_.shape.data(), p_.shape.size(), p_.dtype, p_.strides.data(), 0, format,
+                                       storage, 1, buffer.get()));
     return tensors_.back();
   }
   // A fp32 [C] tensor over `buffer`.
@@ -355,6 +370,12 @@ inline std::string Ratio(double theirs, double ours) {
   std::snprintf(text, sizeof text, "%.2fx", theirs / ours);
   return text;
 }
+// FNV-1a over the bytes of a buffer.
+inline uint64_t Fnv1a(const bench::Buffer& b, size_t bytes, uint64_t hash = 0xcbf29ce484222325ull) {
+  for (size_t i = 0; i < bytes; ++i) hash = (hash ^ b.get()[i]) * 0x100000001b3ull;
+  return hash;
+}
+
 inline std::string LoadAverage() {
   std::ifstream in("/proc/loadavg");
   std::string line;
@@ -408,6 +429,13 @@ inline int RunFamilyBench(const OpBench& op, int argc, char** argv) {
               Ours ours(p, stream);
               op.plan(ours, p, mode, threads);
               t_ours = TimeCall([&] { ours.Run(); }, s);
+            }
+            if (s.checksum) {
+              uint64_t hash = Fnv1a(p.y, static_cast<size_t>(p.Bytes()));
+              for (const bench::Buffer* b : {&p.out0, &p.out1, &p.out2, &p.out3}) {
+                hash = Fnv1a(*b, static_cast<size_t>(p.channels) * 4, hash);
+              }
+              std::printf("checksum %s thr %d: %016llx\n", name.c_str(), threads, static_cast<unsigned long long>(hash));
             }
 #if OPENACLNN_BENCH_WITH_TORCH
             if (!s.only_ours && op.torch) t_torch = TimeCall([&] { op.torch(p, mode); }, s);
