@@ -138,7 +138,8 @@ struct BatchNormPlan {
   // pass while the channel is still in cache. Same blocks and combine order as the split
   // passes, so the bits do not depend on this choice.
   bool fused = false;
-  // Large fp32 gradInput: streaming stores (skip the read-for-ownership of every dx line).
+  // Large fp32 gradInput: streaming stores (skip the read-for-ownership of every dx line),
+  // only when every output segment covers whole cache lines (see the planner).
   bool stream_dx = false;
   int max_threads = 1;  // scheduling only
 
