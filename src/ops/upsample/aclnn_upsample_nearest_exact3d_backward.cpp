@@ -14,7 +14,7 @@
 #include "core/overlap.h"
 #include "core/simd.h"
 #include "core/thread_pool.h"
-#include "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_plan.h"
+#include "ops/upsample/upsample_nearest_exact3d_backward_plan.h"
 
 namespace oa {
 namespace {
@@ -28,27 +28,6 @@ constexpr int64_t kTasksPerThread = 4;
 
 const char* const kAxisNames[3] = {"D", "H", "W"};
 const char* const kScaleNames[3] = {"scalesD", "scalesH", "scalesW"};
-
-bool IsChannelsLast(const aclTensor& tensor) { return tensor.format == ACL_FORMAT_NDHWC; }
-
-// The tensor's dims or strides in logical N, C, D, H, W order.
-std::array<int64_t, 5> ToLogicalOrder(const std::vector<int64_t>& values, bool channels_last) {
-  if (channels_last) return {values[0], values[4], values[1], values[2], values[3]};
-  return {values[0], values[1], values[2], values[3], values[4]};
-}
-
-// [N, C, D, H, W] written in the tensor's own order.
-std::vector<int64_t> InFormatOrder(const std::array<int64_t, 5>& logical, bool channels_last) {
-  if (channels_last) return {logical[0], logical[2], logical[3], logical[4], logical[1]};
-  return {logical.begin(), logical.end()};
-}
-
-// A stride may be anything on an axis of length 1.
-bool UnitStride(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
-
-const char* ElementPointer(const aclTensor& tensor) {
-  return static_cast<const char*>(tensor.data) + tensor.offset * static_cast<int64_t>(DataTypeSize(tensor.dtype));
-}
 
 aclnnStatus Validate(const aclTensor* gradOut, const aclIntArray* outputSize, const aclIntArray* inputSize,
                      const double scales[3], const aclTensor* gradInput, uint64_t* workspaceSize,
@@ -347,73 +326,6 @@ struct UpsampleNearestExact3dBackwardExecutor : aclOpExecutor {
 };
 
 }  // namespace
-
-float NearestExactRatio(bool use_scales, double scale, int64_t in_size, int64_t out_size) {
-  if (use_scales) return static_cast<float>(1.0 / scale);
-  return static_cast<float>(in_size) / static_cast<float>(out_size);
-}
-
-int64_t NearestExactSource(int64_t out_index, float ratio, int64_t in_size) {
-  const float source = std::floor(static_cast<float>((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio)));
-  // Compared in double (exact for these integers) so a huge or infinite value clamps
-  // instead of overflowing the conversion.
-  if (static_cast<double>(source) >= static_cast<double>(in_size - 1)) return in_size - 1;
-  return static_cast<int64_t>(source);
-}
-
-double AxisMap::RawSource(int64_t o) const {
-  return std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * static_cast<double>(ratio_)));
-}
-
-void AxisMap::Tabulate(int64_t pad) {
-  const int64_t padded = (in_ + pad - 1) / pad * pad;
-  table_.assign(padded + 1, static_cast<int32_t>(out_));  // inputs no output reads start (and end) at out
-  table_[0] = 0;
-  int64_t next = 1;  // the first input whose boundary is not known yet
-  for (int64_t o = 0; o < out_ && next < in_; ++o) {
-    const int64_t source = NearestExactSource(o, ratio_, in_);
-    while (next <= source) table_[next++] = static_cast<int32_t>(o);
-  }
-}
-
-int64_t AxisMap::Boundary(int64_t i) const {
-  if (i <= 0) return 0;
-  if (i >= in_) return out_;
-  // The first o whose source reaches i (out when none does); sources are non-decreasing,
-  // so bracket the linear estimate by doubling steps, then bisect. The clamp to in - 1
-  // does not matter here: i <= in - 1.
-  const auto reaches = [&](int64_t o) { return o >= out_ || RawSource(o) >= static_cast<double>(i); };
-  const double estimate = std::ceil(static_cast<double>(i) / static_cast<double>(ratio_) - 0.5);
-  const int64_t guess = estimate > 0 ? (estimate < static_cast<double>(out_) ? static_cast<int64_t>(estimate) : out_) : 0;
-  int64_t low = -1, high = guess;  // invariant: reaches(high), and low == -1 or !reaches(low)
-  if (reaches(guess)) {
-    for (int64_t step = 1;; step *= 2) {
-      const int64_t probe = high - step;
-      if (probe < 0) break;
-      if (!reaches(probe)) {
-        low = probe;
-        break;
-      }
-      high = probe;
-    }
-  } else {
-    low = guess;
-    for (int64_t step = 1;; step *= 2) {  // ends: reaches(o) holds for every o >= out
-      const int64_t probe = low + step;
-      if (reaches(probe)) {
-        high = probe;
-        break;
-      }
-      low = probe;
-    }
-  }
-  while (high - low > 1) {
-    const int64_t middle = low + (high - low) / 2;
-    (reaches(middle) ? high : low) = middle;
-  }
-  return std::min(high, out_);
-}
-
 }  // namespace oa
 
 extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(

@@ -3,14 +3,14 @@
 // elements of its three [begin, end) ranges, which reproduces PyTorch's scatter order bit
 // for bit without a zero-fill pass. One kernel per memory layout, chosen in phase 1.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_kernels.cpp"
+#define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_exact3d_backward_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include <cstdint>
 
 #include "core/simd_convert-inl.h"
-#include "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_plan.h"
+#include "ops/upsample/upsample_nearest_exact3d_backward_plan.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace oa {
