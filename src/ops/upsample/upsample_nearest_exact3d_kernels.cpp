@@ -1,0 +1,263 @@
+// Kernels of aclnnUpsampleNearestExact3d: a gather that moves 32-bit or 16-bit words (the
+// bits of fp32 / fp16 / bf16 elements, never converted). An output row whose source row
+// equals the previous output row's (or the row one plane back) is a copy of that output
+// row, so each distinct source row is gathered once. One kernel per memory layout,
+// chosen in phase 1.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_exact3d_kernels.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "ops/upsample/upsample_nearest_exact3d_plan.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace oa {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using Plan = UpsampleNearestExact3dPlan;
+
+// The source index of an output index along one axis: tabulated, or computed.
+struct AxisSources {
+  const int32_t* table;
+  float ratio;
+  int64_t in;
+  AxisSources(const Plan& plan, int axis)
+      : table(plan.sources[axis].empty() ? nullptr : plan.sources[axis].data()),
+        ratio(plan.ratios[axis]),
+        in(plan.in_size[axis]) {}
+  int64_t operator()(int64_t o) const { return table != nullptr ? table[o] : NearestExactSource(o, ratio, in); }
+};
+
+// A window of one vector of source words, widened to 32-bit lanes, and back.
+template <class DU>
+HWY_INLINE hn::Vec<DU> LoadWindow(DU du, const uint32_t* HWY_RESTRICT src) {
+  return hn::LoadU(du, src);
+}
+template <class DU>
+HWY_INLINE hn::Vec<DU> LoadWindow(DU du, const uint16_t* HWY_RESTRICT src) {
+  return hn::PromoteTo(du, hn::LoadU(hn::Rebind<uint16_t, DU>(), src));
+}
+template <class DU>
+HWY_INLINE void StoreWords(DU du, hn::Vec<DU> words, uint32_t* HWY_RESTRICT dst) {
+  hn::StoreU(words, du, dst);
+}
+template <class DU>
+HWY_INLINE void StoreWords(DU /*du*/, hn::Vec<DU> words, uint16_t* HWY_RESTRICT dst) {
+  const hn::Rebind<uint16_t, DU> d16;
+  const hn::RebindToSigned<DU> di;
+  // The words are < 2^16, so the saturating narrowing keeps them exactly.
+  hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, words)), d16, dst);
+}
+
+// dst[o] = src[sources[o]] for o < out_w, src and dst contiguous. Each vector of outputs
+// whose sources lie within one vector-wide window of the row (always when upsampling)
+// takes one load and one lane permutation; its indices are the sources minus the window
+// start, computed from the table on the fly. Other chunks (downsampling) copy word by word.
+template <typename T>
+HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t in_w, const int32_t* HWY_RESTRICT sources,
+                          int64_t out_w, T* HWY_RESTRICT dst) {
+  const hn::ScalableTag<uint32_t> du;
+  const hn::RebindToSigned<decltype(du)> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(du));
+  if (lanes == 1 || in_w < lanes || out_w < lanes) {
+    for (int64_t o = 0; o < out_w; ++o) dst[o] = src[sources[o]];
+    return;
+  }
+  for (int64_t o = 0; o < out_w; o += lanes) {
+    const int64_t chunk = std::min(o, out_w - lanes);  // the last chunk overlaps the previous one
+    const int64_t base = std::min<int64_t>(sources[chunk], in_w - lanes);
+    if (sources[chunk + lanes - 1] - base < lanes) {
+      const auto index = hn::Sub(hn::LoadU(di, sources + chunk), hn::Set(di, static_cast<int32_t>(base)));
+      const auto window = LoadWindow(du, src + base);
+      StoreWords(du, hn::TableLookupLanes(window, hn::IndicesFromVec(du, index)), dst + chunk);
+    } else {
+      for (int64_t q = chunk; q < chunk + lanes; ++q) dst[q] = src[sources[q]];
+    }
+  }
+}
+
+// Small runs (a few channels) copy faster in a loop than through a memcpy call.
+template <typename T>
+HWY_INLINE void CopyRun(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
+  if (count <= 8) {
+    for (int64_t k = 0; k < count; ++k) dst[k] = src[k];
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(T));
+  }
+}
+
+// Position (n, c, od, oh) of an output row, advanced one row at a time without divisions;
+// with the source D and H indices of this row and of the row one step back along each.
+struct RowCursor {
+  int64_t n, c, od, oh;
+  RowCursor(const Plan& plan, int64_t row, bool with_channels) {
+    const int64_t out_d = plan.out_size[0], out_h = plan.out_size[1];
+    oh = row % out_h;
+    od = (row / out_h) % out_d;
+    const int64_t nc = row / (out_h * out_d);
+    c = with_channels ? nc % plan.channels : 0;
+    n = with_channels ? nc / plan.channels : nc;
+  }
+  void Next(const Plan& plan, bool with_channels) {
+    if (++oh < plan.out_size[1]) return;
+    oh = 0;
+    if (++od < plan.out_size[0]) return;
+    od = 0;
+    if (with_channels && ++c < plan.channels) return;
+    c = 0;
+    ++n;
+  }
+};
+
+// Which earlier output row of this task (if any) holds exactly what row `row` needs.
+enum class Reuse { kNone, kRowAbove, kPlaneBefore };
+
+HWY_INLINE Reuse FindReuse(const RowCursor& at, int64_t row, int64_t first_row, int64_t out_h,
+                           const AxisSources& src_d, const AxisSources& src_h) {
+  if (at.oh > 0 && row > first_row && src_h(at.oh) == src_h(at.oh - 1)) return Reuse::kRowAbove;
+  if (at.od > 0 && row - out_h >= first_row && src_d(at.od) == src_d(at.od - 1)) return Reuse::kPlaneBefore;
+  return Reuse::kNone;
+}
+
+// NCDHW-like views (W has unit stride in both tensors): one output row (n, c, od, oh) at
+// a time.
+template <typename T>
+void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const T* HWY_RESTRICT self = static_cast<const T*>(plan.self);
+  T* HWY_RESTRICT out = static_cast<T*>(plan.out);
+  const auto& ss = plan.self_strides;
+  const auto& os = plan.out_strides;
+  const int64_t in_w = plan.in_size[2], out_h = plan.out_size[1], out_w = plan.out_size[2];
+  const size_t row_bytes = static_cast<size_t>(out_w) * sizeof(T);
+  const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
+  // A whole plane copied at once when out's planes are contiguous.
+  const bool planes_contiguous = (out_h == 1 || os[3] == out_w) && (out_w == 1 || os[4] == 1);
+
+  RowCursor at(plan, first_row, true);
+  for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, true)) {
+    T* HWY_RESTRICT dst = out + at.n * os[0] + at.c * os[1] + at.od * os[2] + at.oh * os[3];
+    switch (FindReuse(at, row, first_row, out_h, src_d, src_h)) {
+      case Reuse::kRowAbove:
+        std::memcpy(dst, dst - os[3], row_bytes);
+        continue;
+      case Reuse::kPlaneBefore:
+        if (at.oh == 0 && planes_contiguous && row + out_h <= last_row) {
+          std::memcpy(dst, dst - os[2], row_bytes * static_cast<size_t>(out_h));
+          for (int64_t k = 1; k < out_h; ++k) at.Next(plan, true);
+          row += out_h - 1;
+        } else {
+          std::memcpy(dst, dst - os[2], row_bytes);
+        }
+        continue;
+      case Reuse::kNone:
+        break;
+    }
+    const T* HWY_RESTRICT src = self + at.n * ss[0] + at.c * ss[1] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
+    if (plan.w_identity) {
+      std::memcpy(dst, src, row_bytes);
+    } else if (src_w.table != nullptr) {
+      GatherRow(src, in_w, src_w.table, out_w, dst);
+    } else {
+      for (int64_t ow = 0; ow < out_w; ++ow) dst[ow] = src[src_w(ow)];
+    }
+  }
+}
+
+// Channels-last views (C has unit stride in both tensors): one output row (n, od, oh) of
+// w pixels at a time, each pixel a run of C words from its source pixel.
+template <typename T>
+void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const T* HWY_RESTRICT self = static_cast<const T*>(plan.self);
+  T* HWY_RESTRICT out = static_cast<T*>(plan.out);
+  const auto& ss = plan.self_strides;
+  const auto& os = plan.out_strides;
+  const int64_t channels = plan.channels;
+  const int64_t in_w = plan.in_size[2], out_h = plan.out_size[1], out_w = plan.out_size[2];
+  const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
+  // Rows whose w * C words are contiguous copy as one block.
+  const bool out_row_contiguous = out_w == 1 || os[4] == channels;
+  const bool whole_row_copy = plan.w_identity && out_row_contiguous && (in_w == 1 || ss[4] == channels);
+
+  RowCursor at(plan, first_row, false);
+  for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, false)) {
+    T* HWY_RESTRICT dst = out + at.n * os[0] + at.od * os[2] + at.oh * os[3];
+    const Reuse reuse = FindReuse(at, row, first_row, out_h, src_d, src_h);
+    if (reuse != Reuse::kNone) {
+      const T* HWY_RESTRICT from = dst - (reuse == Reuse::kRowAbove ? os[3] : os[2]);
+      if (out_row_contiguous) {
+        std::memcpy(dst, from, static_cast<size_t>(out_w * channels) * sizeof(T));
+      } else {
+        for (int64_t ow = 0; ow < out_w; ++ow) CopyRun(dst + ow * os[4], from + ow * os[4], channels);
+      }
+      continue;
+    }
+    const T* HWY_RESTRICT src = self + at.n * ss[0] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
+    if (whole_row_copy) {
+      std::memcpy(dst, src, static_cast<size_t>(out_w * channels) * sizeof(T));
+      continue;
+    }
+    for (int64_t ow = 0; ow < out_w; ++ow) CopyRun(dst + ow * os[4], src + src_w(ow) * ss[4], channels);
+  }
+}
+
+// Any other views: every element with full 64-bit strides (no row copies: rows are not
+// contiguous here).
+template <typename T>
+void RowsStrided(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const T* HWY_RESTRICT self = static_cast<const T*>(plan.self);
+  T* HWY_RESTRICT out = static_cast<T*>(plan.out);
+  const auto& ss = plan.self_strides;
+  const auto& os = plan.out_strides;
+  const int64_t out_w = plan.out_size[2];
+  const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
+  RowCursor at(plan, first_row, true);
+  for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, true)) {
+    T* HWY_RESTRICT dst = out + at.n * os[0] + at.c * os[1] + at.od * os[2] + at.oh * os[3];
+    const T* HWY_RESTRICT src = self + at.n * ss[0] + at.c * ss[1] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
+    for (int64_t ow = 0; ow < out_w; ++ow) dst[ow * os[4]] = src[src_w(ow) * ss[4]];
+  }
+}
+
+template <typename T>
+void RunRows(const Plan& plan, int64_t first_row, int64_t last_row) {
+  switch (plan.kernel) {
+    case UpsampleForwardKernel::kRowsAlongW:
+      return RowsAlongW<T>(plan, first_row, last_row);
+    case UpsampleForwardKernel::kChannelsLast:
+      return RowsChannelsLast<T>(plan, first_row, last_row);
+    case UpsampleForwardKernel::kStrided:
+      return RowsStrided<T>(plan, first_row, last_row);
+    case UpsampleForwardKernel::kNothing:
+      return;
+  }
+}
+
+void UpsampleForwardTask(const Plan& plan, int64_t task) {
+  // Balanced contiguous blocks: the first rows % num_tasks tasks get one extra row.
+  const int64_t base = plan.rows / plan.num_tasks, extra = plan.rows % plan.num_tasks;
+  const int64_t first_row = task * base + (task < extra ? task : extra);
+  const int64_t last_row = first_row + base + (task < extra ? 1 : 0);
+  if (plan.element_bytes == 4) return RunRows<uint32_t>(plan, first_row, last_row);
+  return RunRows<uint16_t>(plan, first_row, last_row);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace oa {
+
+HWY_EXPORT(UpsampleForwardTask);
+
+void RunUpsampleNearestExact3dTask(const UpsampleNearestExact3dPlan& plan, int64_t task) {
+  HWY_DYNAMIC_DISPATCH(UpsampleForwardTask)(plan, task);
+}
+
+}  // namespace oa
+#endif  // HWY_ONCE
