@@ -22,6 +22,7 @@ BUILD = os.path.join(WORK, "build")
 UPSAMPLE = "src/ops/upsample/"
 BATCH_NORM = "src/ops/fast_batch_norm_backward/"
 UPSAMPLE_TESTS = r"^upsample_(reference|oracle|plan|api_cases)_test"
+UPSAMPLE_FORWARD_TESTS = r"^upsample_forward_(reference|oracle|api)_test"
 BN_TESTS = r"^(batch_norm_backward_|numeric_edges_test)"
 
 # name, what it models, file, exact text, replacement, ctest -R regex of the tests to run
@@ -56,6 +57,23 @@ MUTATIONS = [
      UPSAMPLE + "aclnn_upsample_nearest_exact3d_backward.cpp",
      "OA_CHECK(gradOut->format == gradInput->format, ACLNN_ERR_PARAM_INVALID,",
      "OA_CHECK(IsChannelsLast(*gradOut) == IsChannelsLast(*gradInput), ACLNN_ERR_PARAM_INVALID,", UPSAMPLE_TESTS),
+    ("upsample-forward-window-too-wide", "a W window one lane too wide is still read with one permutation",
+     UPSAMPLE + "upsample_nearest_exact3d_kernels.cpp",
+     "if (sources[chunk + lanes - 1] - base < lanes) {",
+     "if (sources[chunk + lanes - 1] - base <= lanes) {", UPSAMPLE_FORWARD_TESTS),
+    ("upsample-forward-row-reuse", "an output row copies the row above when their sources are merely adjacent",
+     UPSAMPLE + "upsample_nearest_exact3d_kernels.cpp",
+     "if (at.oh > 0 && row > first_row && src_h(at.oh) == src_h(at.oh - 1)) return Reuse::kRowAbove;",
+     "if (at.oh > 0 && row > first_row && src_h(at.oh) <= src_h(at.oh - 1) + 1) return Reuse::kRowAbove;",
+     UPSAMPLE_FORWARD_TESTS),
+    ("upsample-forward-partition-drops-rows", "the forward's partition forgets the remainder rows",
+     UPSAMPLE + "upsample_nearest_exact3d_kernels.cpp",
+     "const int64_t last_row = first_row + base + (task < extra ? 1 : 0);",
+     "const int64_t last_row = first_row + base;", UPSAMPLE_FORWARD_TESTS),
+    ("upsample-forward-scale-tolerance", "the scale agreement check drops upstream's 1e-5 tolerance",
+     UPSAMPLE + "upsample_nearest_exact_map.cpp",
+     "return std::trunc(in * (scale - 1e-5)) <= out && out <= std::trunc(in * (scale + 1e-5));",
+     "return false;", UPSAMPLE_FORWARD_TESTS),
     ("bn-biased-count", "training divides the sums by m - 1 (a biased count)",
      BATCH_NORM + "batch_norm_backward_kernels.cpp",
      "const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);",
