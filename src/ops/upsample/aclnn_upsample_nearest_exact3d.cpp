@@ -129,6 +129,29 @@ aclnnStatus Validate(const aclTensor* self, const aclIntArray* outputSize, const
 constexpr int64_t kTableBudgetShare = 8;
 constexpr int64_t kMinTableBudget = 64 << 10;
 
+// Channels-last runs shorter than this copy poorly one by one (a call or a short loop per
+// pixel for a few bytes): their rows are gathered word by word through a table instead.
+constexpr int64_t kShortRunBytes = 64;
+
+void PlanChannelsLastWords(int64_t budget, UpsampleNearestExact3dPlan* plan) {
+  const int64_t channels = plan->channels, in_w = plan->in_size[2], out_w = plan->out_size[2];
+  const int64_t self_pixel_stride = plan->self_strides[4];
+  const bool out_rows_contiguous = out_w == 1 || plan->out_strides[4] == channels;
+  const int64_t words = out_w * channels;
+  const int64_t reach = (in_w - 1) * self_pixel_stride + channels;  // words of a source row
+  if (channels * plan->element_bytes >= kShortRunBytes || !out_rows_contiguous || plan->sources[2].empty() ||
+      self_pixel_stride < 0 || reach > INT32_MAX || words * int64_t{sizeof(int32_t)} > budget) {
+    return;
+  }
+  plan->channels_last_words.resize(static_cast<size_t>(words));
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    for (int64_t c = 0; c < channels; ++c) {
+      plan->channels_last_words[ow * channels + c] = static_cast<int32_t>(plan->sources[2][ow] * self_pixel_stride + c);
+    }
+  }
+  plan->table_bytes += words * int64_t{sizeof(int32_t)};
+}
+
 void BuildPlan(const aclTensor& self, const double scales[3], const aclTensor& out, UpsampleNearestExact3dPlan* plan) {
   ApplySimdEnvironment();
   const bool channels_last = IsChannelsLast(self);
@@ -181,6 +204,8 @@ void BuildPlan(const aclTensor& self, const double scales[3], const aclTensor& o
   } else {
     plan->kernel = UpsampleForwardKernel::kStrided;
   }
+
+  if (plan->kernel == UpsampleForwardKernel::kChannelsLast) PlanChannelsLastWords(budget, plan);
 
   const int64_t spatial_rows = plan->out_size[0] * plan->out_size[1];
   plan->rows = plan->batch * spatial_rows * (plan->kernel == UpsampleForwardKernel::kChannelsLast ? 1 : plan->channels);

@@ -54,29 +54,44 @@ HWY_INLINE void StoreWords(DU /*du*/, hn::Vec<DU> words, uint16_t* HWY_RESTRICT 
   hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, words)), d16, dst);
 }
 
-// dst[o] = src[sources[o]] for o < out_w, src and dst contiguous. Each vector of outputs
-// whose sources lie within one vector-wide window of the row (always when upsampling)
-// takes one load and one lane permutation; its indices are the sources minus the window
-// start, computed from the table on the fly. Other chunks (downsampling) copy word by word.
-template <typename T>
-HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t in_w, const int32_t* HWY_RESTRICT sources,
-                          int64_t out_w, T* HWY_RESTRICT dst) {
+// dst[o] = src[sources[o]] for o < count, written to `copies` rows dst + j * copy_stride
+// (consecutive output rows with the same source row), src and dst rows contiguous, src
+// `src_words` long. Each vector of outputs whose sources lie within one vector-wide window
+// of src takes one load and one lane permutation, its indices the sources minus the
+// window start, computed on the fly (kMonotone: sources never decrease, as along W, so the
+// chunk's first and last are its extremes; else, as for channels-last words, a reduction
+// finds them). Other chunks (downsampling) copy word by word.
+template <bool kMonotone, typename T>
+HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const int32_t* HWY_RESTRICT sources,
+                          int64_t count, T* HWY_RESTRICT dst, int64_t copies, int64_t copy_stride) {
   const hn::ScalableTag<uint32_t> du;
   const hn::RebindToSigned<decltype(du)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(du));
-  if (lanes == 1 || in_w < lanes || out_w < lanes) {
-    for (int64_t o = 0; o < out_w; ++o) dst[o] = src[sources[o]];
+  if (lanes == 1 || src_words < lanes || count < lanes) {
+    for (int64_t o = 0; o < count; ++o) dst[o] = src[sources[o]];
+    for (int64_t j = 1; j < copies; ++j) std::memcpy(dst + j * copy_stride, dst, static_cast<size_t>(count) * sizeof(T));
     return;
   }
-  for (int64_t o = 0; o < out_w; o += lanes) {
-    const int64_t chunk = std::min(o, out_w - lanes);  // the last chunk overlaps the previous one
-    const int64_t base = std::min<int64_t>(sources[chunk], in_w - lanes);
-    if (sources[chunk + lanes - 1] - base < lanes) {
-      const auto index = hn::Sub(hn::LoadU(di, sources + chunk), hn::Set(di, static_cast<int32_t>(base)));
-      const auto window = LoadWindow(du, src + base);
-      StoreWords(du, hn::TableLookupLanes(window, hn::IndicesFromVec(du, index)), dst + chunk);
+  for (int64_t o = 0; o < count; o += lanes) {
+    const int64_t chunk = std::min(o, count - lanes);  // the last chunk overlaps the previous one
+    const auto index = hn::LoadU(di, sources + chunk);
+    int64_t low, high;
+    if (kMonotone) {
+      low = sources[chunk];
+      high = sources[chunk + lanes - 1];
     } else {
-      for (int64_t q = chunk; q < chunk + lanes; ++q) dst[q] = src[sources[q]];
+      low = hn::GetLane(hn::MinOfLanes(di, index));
+      high = hn::GetLane(hn::MaxOfLanes(di, index));
+    }
+    const int64_t base = std::min(low, src_words - lanes);
+    if (high - base < lanes) {
+      const auto lookup = hn::IndicesFromVec(du, hn::Sub(index, hn::Set(di, static_cast<int32_t>(base))));
+      const auto words = hn::TableLookupLanes(LoadWindow(du, src + base), lookup);
+      for (int64_t j = 0; j < copies; ++j) StoreWords(du, words, dst + j * copy_stride + chunk);
+    } else {
+      for (int64_t j = 0; j < copies; ++j) {
+        for (int64_t q = chunk; q < chunk + lanes; ++q) dst[j * copy_stride + q] = src[sources[q]];
+      }
     }
   }
 }
@@ -124,8 +139,16 @@ HWY_INLINE Reuse FindReuse(const RowCursor& at, int64_t row, int64_t first_row, 
   return Reuse::kNone;
 }
 
+// Rows after `oh` (up to `limit` in all) whose source row along H equals oh's.
+HWY_INLINE int64_t SameSourceRows(const AxisSources& src_h, int64_t oh, int64_t out_h, int64_t limit) {
+  int64_t rows = 1;
+  const int64_t source = src_h(oh);
+  while (rows < limit && oh + rows < out_h && src_h(oh + rows) == source) ++rows;
+  return rows;
+}
+
 // NCDHW-like views (W has unit stride in both tensors): one output row (n, c, od, oh) at
-// a time.
+// a time; a gathered row is stored at once into the following rows with the same source.
 template <typename T>
 void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const T* HWY_RESTRICT self = static_cast<const T*>(plan.self);
@@ -158,18 +181,23 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
         break;
     }
     const T* HWY_RESTRICT src = self + at.n * ss[0] + at.c * ss[1] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
+    const int64_t copies = SameSourceRows(src_h, at.oh, out_h, last_row - row);
     if (plan.w_identity) {
-      std::memcpy(dst, src, row_bytes);
+      for (int64_t j = 0; j < copies; ++j) std::memcpy(dst + j * os[3], src, row_bytes);
     } else if (src_w.table != nullptr) {
-      GatherRow(src, in_w, src_w.table, out_w, dst);
+      GatherRow<true>(src, in_w, src_w.table, out_w, dst, copies, os[3]);
     } else {
       for (int64_t ow = 0; ow < out_w; ++ow) dst[ow] = src[src_w(ow)];
+      for (int64_t j = 1; j < copies; ++j) std::memcpy(dst + j * os[3], dst, row_bytes);
     }
+    for (int64_t j = 1; j < copies; ++j) at.Next(plan, true);
+    row += copies - 1;
   }
 }
 
 // Channels-last views (C has unit stride in both tensors): one output row (n, od, oh) of
-// w pixels at a time, each pixel a run of C words from its source pixel.
+// w pixels at a time, each pixel a run of C words from its source pixel; with few
+// channels, the row's words are gathered through the plan's word table instead.
 template <typename T>
 void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
   const T* HWY_RESTRICT self = static_cast<const T*>(plan.self);
@@ -182,6 +210,9 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
   // Rows whose w * C words are contiguous copy as one block.
   const bool out_row_contiguous = out_w == 1 || os[4] == channels;
   const bool whole_row_copy = plan.w_identity && out_row_contiguous && (in_w == 1 || ss[4] == channels);
+  const int64_t row_words = out_w * channels;
+  const size_t row_bytes = static_cast<size_t>(row_words) * sizeof(T);
+  const int64_t src_row_words = (in_w - 1) * ss[4] + channels;
 
   RowCursor at(plan, first_row, false);
   for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, false)) {
@@ -190,7 +221,7 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
     if (reuse != Reuse::kNone) {
       const T* HWY_RESTRICT from = dst - (reuse == Reuse::kRowAbove ? os[3] : os[2]);
       if (out_row_contiguous) {
-        std::memcpy(dst, from, static_cast<size_t>(out_w * channels) * sizeof(T));
+        std::memcpy(dst, from, row_bytes);
       } else {
         for (int64_t ow = 0; ow < out_w; ++ow) CopyRun(dst + ow * os[4], from + ow * os[4], channels);
       }
@@ -198,10 +229,15 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
     }
     const T* HWY_RESTRICT src = self + at.n * ss[0] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
     if (whole_row_copy) {
-      std::memcpy(dst, src, static_cast<size_t>(out_w * channels) * sizeof(T));
-      continue;
+      std::memcpy(dst, src, row_bytes);
+    } else if (!plan.channels_last_words.empty()) {
+      const int64_t copies = SameSourceRows(src_h, at.oh, out_h, last_row - row);
+      GatherRow<false>(src, src_row_words, plan.channels_last_words.data(), row_words, dst, copies, os[3]);
+      for (int64_t j = 1; j < copies; ++j) at.Next(plan, false);
+      row += copies - 1;
+    } else {
+      for (int64_t ow = 0; ow < out_w; ++ow) CopyRun(dst + ow * os[4], src + src_w(ow) * ss[4], channels);
     }
-    for (int64_t ow = 0; ow < out_w; ++ow) CopyRun(dst + ow * os[4], src + src_w(ow) * ss[4], channels);
   }
 }
 

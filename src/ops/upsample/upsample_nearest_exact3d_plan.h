@@ -37,6 +37,9 @@ struct UpsampleNearestExact3dPlan {
   std::array<float, 3> ratios{};
   std::array<std::vector<int32_t>, 3> sources;
   bool w_identity = false;  // source(ow) == ow for every ow (then out_w == in_w)
+  // kChannelsLast with few channels and contiguous output rows: for each of the w * C words
+  // of an output row, its word offset in the source row (source(ow) * W stride + c).
+  std::vector<int32_t> channels_last_words;
   int64_t table_bytes = 0;
 
   // Partition, fixed here from the problem alone: `rows` units of work (N*C*d*h output rows
