@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/thread_pool.h"
+#include "ops/upsample/upsample_nearest_exact3d_plan.h"
 #include "upsample_forward_test_util.h"
 
 namespace upsample_test {
@@ -48,6 +49,25 @@ TEST(UpsampleForwardReference, RandomProblemsAllLayoutsAndDtypes) {
     CheckAgainstReference(p.dtype, p.in, p.out, p.scales, p.grad_input_layout, p.grad_out_layout, index);
     if (HasFailure()) break;
   }
+}
+
+// The kernels that stream outputs larger than the last-level cache, forced on small problems.
+TEST(UpsampleForwardReference, StreamedStoresGiveTheSameBits) {
+  oa::SetUpsampleStreamStoresAboveBytesForTesting(0);
+  std::mt19937 rng(20261202);
+  for (int index = 0; index < 150 && !HasFailure(); ++index) {
+    const RandomProblem p = MakeRandomForwardProblem(rng, 12000);
+    SCOPED_TRACE("case " + std::to_string(index) + ": " + p.Describe());
+    CheckAgainstReference(p.dtype, p.in, p.out, p.scales, p.grad_input_layout, p.grad_out_layout, index);
+  }
+  for (aclDataType dtype : kDtypes) {
+    for (int64_t w = 1; w <= 35 && !HasFailure(); w += 3) {
+      CheckAllLayouts(dtype, {1, 3, 2, 3, w}, {3, 5, 2 * w + 1});
+      CheckAllLayouts(dtype, {1, w, 3, 2, 4}, {3, 5, 4});
+      CheckAllLayouts(dtype, {1, w, 3, 2, 4}, {3, 5, 9});
+    }
+  }
+  oa::SetUpsampleStreamStoresAboveBytesForTesting(-1);
 }
 
 TEST(UpsampleForwardReference, IntegerFactorsAndIdentity) {
@@ -155,9 +175,9 @@ TEST(UpsampleForwardReference, EmptyBatchWritesNothing) {
   }
 }
 
-// The same bits whatever the thread count and the deterministic option, on problems large
-// enough to be split (into task counts that do not divide the rows: every block boundary
-// is exercised).
+// The same bits whatever the thread count, the deterministic option and the store kind, on
+// problems large enough to be split (into task counts that do not divide the rows: every
+// block boundary is exercised).
 TEST(UpsampleForwardReference, SameResultForAnyThreadCount) {
   const Dims5 in = {2, 9, 11, 12, 13};
   for (const Dims3& out : {Dims3{29, 31, 37}, Dims3{23, 25, 26}, Dims3{5, 6, 7}}) {
@@ -167,13 +187,15 @@ TEST(UpsampleForwardReference, SameResultForAnyThreadCount) {
         FillRandom(&self, 42);
         const std::vector<uint32_t> expected = ForwardExpectedBits(self, out, {0, 0, 0});
         for (int threads : {1, 2, 7}) {
-          for (int deterministic : {0, 1}) {
-            SCOPED_TRACE("threads " + std::to_string(threads) + " deterministic " + std::to_string(deterministic));
-            ASSERT_EQ(aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, deterministic), ACL_SUCCESS);
+          for (int variant : {0, 1, 2}) {  // deterministic option off / on; streamed stores
+            SCOPED_TRACE("threads " + std::to_string(threads) + " variant " + std::to_string(variant));
+            ASSERT_EQ(aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, variant == 1), ACL_SUCCESS);
             oa::SetNumThreads(threads);
+            if (variant == 2) oa::SetUpsampleStreamStoresAboveBytesForTesting(0);
             HostTensor result(dtype, {in[0], in[1], out[0], out[1], out[2]}, Guarded(layout));
             result.FillBytes(kGuardMarker);
             const aclnnStatus status = RunUpsampleForward(self, out, {0, 0, 0}, &result);
+            oa::SetUpsampleStreamStoresAboveBytesForTesting(-1);
             oa::SetNumThreads(0);
             ASSERT_EQ(status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
             EXPECT_TRUE(MatchesExpectedBits(result, expected, kGuardMarker));

@@ -1,7 +1,10 @@
 // aclnnUpsampleNearestExact3d: validate (in the spec's order) -> plan -> executor.
 #include "aclnnop/aclnn_upsample_nearest_exact3d.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <memory>
 #include <string>
@@ -24,6 +27,23 @@ constexpr int64_t kMinElementsPerThread = 1 << 16;
 // count depends on the problem only, never on the thread count.
 constexpr int64_t kOutputBytesPerTask = 1 << 19;
 constexpr int64_t kMaxTasks = 4096;
+// Rows the streamed kernels build in their 16 KiB stack buffer.
+constexpr int64_t kMaxStreamedRowBytes = int64_t{16} << 10;
+
+// Outputs above this size are streamed past the caches: they would not stay cached anyway,
+// and non-temporal stores save the read for ownership of every line. The last-level cache
+// of this machine (32 MiB when the system does not say).
+std::atomic<int64_t> g_stream_stores_above_for_testing{-1};
+
+int64_t StreamStoresAboveBytes() {
+  const int64_t forced = g_stream_stores_above_for_testing.load(std::memory_order_relaxed);
+  if (forced >= 0) return forced;
+  static const int64_t bytes = [] {
+    const long reported = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return reported > 0 ? static_cast<int64_t>(reported) : int64_t{32} << 20;
+  }();
+  return bytes;
+}
 
 const char* const kAxisNames[3] = {"D", "H", "W"};
 const char* const kScaleNames[3] = {"scalesD", "scalesH", "scalesW"};
@@ -207,9 +227,20 @@ void BuildPlan(const aclTensor& self, const double scales[3], const aclTensor& o
 
   if (plan->kernel == UpsampleForwardKernel::kChannelsLast) PlanChannelsLastWords(budget, plan);
 
+  const int64_t out_bytes = out.NumElements() * plan->element_bytes;
+  const int64_t out_w = plan->out_size[2];
+  if (out_bytes > StreamStoresAboveBytes()) {
+    const bool w_ready = plan->w_identity || !plan->sources[2].empty();
+    if (plan->kernel == UpsampleForwardKernel::kRowsAlongW) {
+      plan->stream_stores = w_ready && out_w * plan->element_bytes <= kMaxStreamedRowBytes;
+    } else if (plan->kernel == UpsampleForwardKernel::kChannelsLast) {
+      plan->stream_stores = (out_w == 1 || os[4] == plan->channels) &&
+                            out_w * plan->channels * plan->element_bytes <= kMaxStreamedRowBytes;
+    }
+  }
+
   const int64_t spatial_rows = plan->out_size[0] * plan->out_size[1];
   plan->rows = plan->batch * spatial_rows * (plan->kernel == UpsampleForwardKernel::kChannelsLast ? 1 : plan->channels);
-  const int64_t out_bytes = out.NumElements() * plan->element_bytes;
   plan->num_tasks = std::min({plan->rows, kMaxTasks, std::max<int64_t>(1, out_bytes / kOutputBytesPerTask)});
   const int64_t moved = self.NumElements() + out.NumElements();
   const int64_t useful_threads = std::max<int64_t>(1, moved / kMinElementsPerThread);
@@ -234,12 +265,18 @@ struct UpsampleNearestExact3dExecutor : aclOpExecutor {
     if (plan.kernel == UpsampleForwardKernel::kRowsAlongW) {
       summary += plan.w_identity ? "/identity" : plan.sources[2].empty() ? "/computed" : "/lookup";
     }
+    if (plan.stream_stores) summary += "/stream";
     return summary + "/tasks=" + std::to_string(plan.num_tasks);
   }
   int PlanThreads() const override { return plan.num_threads; }
 };
 
 }  // namespace
+
+void SetUpsampleStreamStoresAboveBytesForTesting(int64_t bytes) {
+  g_stream_stores_above_for_testing.store(bytes, std::memory_order_relaxed);
+}
+
 }  // namespace oa
 
 extern "C" aclnnStatus aclnnUpsampleNearestExact3dGetWorkspaceSize(const aclTensor* self,

@@ -6,6 +6,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_exact3d_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -106,6 +107,33 @@ HWY_INLINE void CopyRun(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t 
   }
 }
 
+// Copies count words with non-temporal stores from the first vector-aligned word of dst
+// on (plain stores before it and after the last full vector: out's rows are contiguous,
+// so only the line shared by two rows is read for ownership).
+template <typename T>
+HWY_INLINE void StreamCopy(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const uintptr_t vector_bytes = static_cast<uintptr_t>(lanes) * sizeof(T);
+  int64_t k = 0;
+  const uintptr_t misalignment = reinterpret_cast<uintptr_t>(dst) % vector_bytes;
+  if (misalignment != 0) {
+    k = std::min<int64_t>(count, static_cast<int64_t>((vector_bytes - misalignment) / sizeof(T)));
+    std::memcpy(dst, src, static_cast<size_t>(k) * sizeof(T));
+  }
+  for (; k + lanes <= count; k += lanes) hn::Stream(hn::LoadU(d, src + k), d, dst + k);
+  if (k < count) std::memcpy(dst + k, src + k, static_cast<size_t>(count - k) * sizeof(T));
+}
+
+// The row buffer of the streamed kernels: the words of one output row, kept while the
+// following rows read the same source row.
+template <typename T>
+struct RowBuffer {
+  static constexpr int64_t kWords = (16 << 10) / static_cast<int64_t>(sizeof(T));
+  HWY_ALIGN T words[kWords];
+  const T* source = nullptr;  // the source row the words came from
+};
+
 // Position (n, c, od, oh) of an output row, advanced one row at a time without divisions;
 // with the source D and H indices of this row and of the row one step back along each.
 struct RowCursor {
@@ -195,6 +223,36 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   }
 }
 
+// RowsAlongW for outputs larger than the last-level cache: out is never read back (its
+// lines are gone by then); each row is built in the row buffer (kept while the rows below
+// read the same source row, else gathered again from self, whose rows stay cached) and
+// streamed out with non-temporal stores.
+template <typename T>
+void RowsAlongWStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const T* HWY_RESTRICT self = static_cast<const T*>(plan.self);
+  T* HWY_RESTRICT out = static_cast<T*>(plan.out);
+  const auto& ss = plan.self_strides;
+  const auto& os = plan.out_strides;
+  const int64_t in_w = plan.in_size[2], out_w = plan.out_size[2];
+  const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
+  RowBuffer<T> buffer;
+  RowCursor at(plan, first_row, true);
+  for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, true)) {
+    T* HWY_RESTRICT dst = out + at.n * os[0] + at.c * os[1] + at.od * os[2] + at.oh * os[3];
+    const T* HWY_RESTRICT src = self + at.n * ss[0] + at.c * ss[1] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
+    if (plan.w_identity) {
+      StreamCopy(dst, src, out_w);
+      continue;
+    }
+    if (src != buffer.source) {
+      GatherRow<true>(src, in_w, src_w.table, out_w, buffer.words, 1, 0);
+      buffer.source = src;
+    }
+    StreamCopy(dst, buffer.words, out_w);
+  }
+  hwy::FlushStream();
+}
+
 // Channels-last views (C has unit stride in both tensors): one output row (n, od, oh) of
 // w pixels at a time, each pixel a run of C words from its source pixel; with few
 // channels, the row's words are gathered through the plan's word table instead.
@@ -241,6 +299,42 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
   }
 }
 
+// RowsChannelsLast for outputs larger than the last-level cache (out rows contiguous):
+// as RowsAlongWStreamed, with rows of w * C words.
+template <typename T>
+void RowsChannelsLastStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {
+  const T* HWY_RESTRICT self = static_cast<const T*>(plan.self);
+  T* HWY_RESTRICT out = static_cast<T*>(plan.out);
+  const auto& ss = plan.self_strides;
+  const auto& os = plan.out_strides;
+  const int64_t channels = plan.channels;
+  const int64_t in_w = plan.in_size[2], out_w = plan.out_size[2];
+  const int64_t row_words = out_w * channels;
+  const int64_t src_row_words = (in_w - 1) * ss[4] + channels;
+  const bool whole_row_copy = plan.w_identity && (in_w == 1 || ss[4] == channels);
+  const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
+  RowBuffer<T> buffer;
+  RowCursor at(plan, first_row, false);
+  for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, false)) {
+    T* HWY_RESTRICT dst = out + at.n * os[0] + at.od * os[2] + at.oh * os[3];
+    const T* HWY_RESTRICT src = self + at.n * ss[0] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
+    if (whole_row_copy) {
+      StreamCopy(dst, src, row_words);
+      continue;
+    }
+    if (src != buffer.source) {
+      if (!plan.channels_last_words.empty()) {
+        GatherRow<false>(src, src_row_words, plan.channels_last_words.data(), row_words, buffer.words, 1, 0);
+      } else {
+        for (int64_t ow = 0; ow < out_w; ++ow) CopyRun(buffer.words + ow * channels, src + src_w(ow) * ss[4], channels);
+      }
+      buffer.source = src;
+    }
+    StreamCopy(dst, buffer.words, row_words);
+  }
+  hwy::FlushStream();
+}
+
 // Any other views: every element with full 64-bit strides (no row copies: rows are not
 // contiguous here).
 template <typename T>
@@ -263,8 +357,10 @@ template <typename T>
 void RunRows(const Plan& plan, int64_t first_row, int64_t last_row) {
   switch (plan.kernel) {
     case UpsampleForwardKernel::kRowsAlongW:
+      if (plan.stream_stores) return RowsAlongWStreamed<T>(plan, first_row, last_row);
       return RowsAlongW<T>(plan, first_row, last_row);
     case UpsampleForwardKernel::kChannelsLast:
+      if (plan.stream_stores) return RowsChannelsLastStreamed<T>(plan, first_row, last_row);
       return RowsChannelsLast<T>(plan, first_row, last_row);
     case UpsampleForwardKernel::kStrided:
       return RowsStrided<T>(plan, first_row, last_row);

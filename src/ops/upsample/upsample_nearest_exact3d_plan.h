@@ -41,6 +41,10 @@ struct UpsampleNearestExact3dPlan {
   // of an output row, its word offset in the source row (source(ow) * W stride + c).
   std::vector<int32_t> channels_last_words;
   int64_t table_bytes = 0;
+  // Outputs larger than the last-level cache are written with non-temporal stores (no read
+  // for ownership of each line) from a row buffer on the kernel's stack; then every row of
+  // out is contiguous and fits that buffer, and W is the identity or tabulated.
+  bool stream_stores = false;
 
   // Partition, fixed here from the problem alone: `rows` units of work (N*C*d*h output rows
   // for kRowsAlongW and kStrided, N*d*h rows of w*C elements for kChannelsLast) split into
@@ -49,6 +53,10 @@ struct UpsampleNearestExact3dPlan {
   int64_t num_tasks = 0;
   int num_threads = 1;
 };
+
+// Tests: plans made from now on stream outputs above `bytes` (0: every eligible one) instead
+// of above the last-level cache's size; bytes < 0 restores that default.
+void SetUpsampleStreamStoresAboveBytesForTesting(int64_t bytes);
 
 // Runs the rows of one task (dynamic SIMD dispatch inside).
 void RunUpsampleNearestExact3dTask(const UpsampleNearestExact3dPlan& plan, int64_t task);
