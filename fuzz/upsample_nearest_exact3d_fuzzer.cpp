@@ -1,10 +1,11 @@
 // aclnnUpsampleNearestExact3d on small real buffers built from fuzzed metadata, on a SIMD
-// target the input picks (and with the streamed kernels forced half the time): every call returns a documented status with a message, or runs,
-// writes nothing outside out's view (guard bytes, gaps) and nothing at all into self, and
-// out holds exactly the bits of the self elements the spec's index map names (computed
-// here independently). out sometimes lives in self's storage and carries another format
-// label; brute force then decides what the spec requires (accept disjoint views, reject
-// overlapping or self-overlapping ones and differing labels).
+// target the input picks (and with the streamed kernels forced half the time): every call
+// returns a documented status with a message, or runs, writes nothing outside out's view
+// (guard bytes, gaps) and nothing at all into self, and out holds exactly the bits of the
+// self elements the spec's index map names (computed here independently). out sometimes
+// lives in self's storage and carries another format label; brute force then decides what
+// the spec requires (accept disjoint views, reject overlapping or self-overlapping ones
+// and differing labels).
 #include <cmath>
 #include <cstring>
 #include <vector>

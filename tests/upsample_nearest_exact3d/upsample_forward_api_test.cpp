@@ -286,7 +286,8 @@ TEST(UpsampleForwardMessages, OverlappingOutRejected) {
   const int64_t self_dims[5] = {2, 3, 4, 4, 4};
   const int64_t out_dims[5] = {2, 3, 8, 8, 8};
   const int64_t storage = static_cast<int64_t>(buffer.size());
-  aclTensor* self = aclCreateTensor(self_dims, 5, ACL_FLOAT, nullptr, 900, ACL_FORMAT_NCDHW, &storage, 1, buffer.data());
+  aclTensor* self =
+      aclCreateTensor(self_dims, 5, ACL_FLOAT, nullptr, 900, ACL_FORMAT_NCDHW, &storage, 1, buffer.data());
   aclTensor* out = aclCreateTensor(out_dims, 5, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCDHW, &storage, 1, buffer.data());
   EXPECT_TRUE(Rejected(PlanOnly(self, {8, 8, 8}, {0, 0, 0}, out), ACLNN_ERR_PARAM_INVALID,
                        "out (float32 NCDHW [2, 3, 8, 8, 8]) overlaps self (float32 NCDHW [2, 3, 4, 4, 4]) in memory"));

@@ -1,6 +1,7 @@
 // aclnnUpsampleNearestExact3d against PyTorch's CPU kernel (libtorch), bit for bit, for
-// every dtype (16-bit ones through torch's fp32 kernel, see TorchExpectedBits): random problems over every layout family (torch reads self through the same
-// strided memory), plus larger threaded problems in NCDHW and channels-last.
+// every dtype (16-bit ones through torch's fp32 kernel, see TorchExpectedBits): random
+// problems over every layout family (torch reads self through the same strided memory),
+// plus larger threaded problems in NCDHW and channels-last.
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -1,8 +1,9 @@
 // Kernels of aclnnUpsampleNearestExact3d: a gather that moves 32-bit or 16-bit words (the
 // bits of fp32 / fp16 / bf16 elements, never converted). An output row whose source row
 // equals the previous output row's (or the row one plane back) is a copy of that output
-// row, so each distinct source row is gathered once. One kernel per memory layout,
-// chosen in phase 1.
+// row, so each distinct source row is gathered about once; outputs larger than the
+// last-level cache are streamed out instead (non-temporal stores, never read back). One
+// kernel per memory layout, chosen in phase 1.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_exact3d_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -70,7 +71,9 @@ HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const in
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(du));
   if (lanes == 1 || src_words < lanes || count < lanes) {
     for (int64_t o = 0; o < count; ++o) dst[o] = src[sources[o]];
-    for (int64_t j = 1; j < copies; ++j) std::memcpy(dst + j * copy_stride, dst, static_cast<size_t>(count) * sizeof(T));
+    for (int64_t j = 1; j < copies; ++j) {
+      std::memcpy(dst + j * copy_stride, dst, static_cast<size_t>(count) * sizeof(T));
+    }
     return;
   }
   for (int64_t o = 0; o < count; o += lanes) {
@@ -97,14 +100,20 @@ HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const in
   }
 }
 
-// Small runs (a few channels) copy faster in a loop than through a memcpy call.
+// A run of channels: inline vector copies (a memcpy call per pixel would cost more than
+// the copy of a few cache lines).
 template <typename T>
 HWY_INLINE void CopyRun(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
-  if (count <= 8) {
-    for (int64_t k = 0; k < count; ++k) dst[k] = src[k];
-  } else {
-    std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(T));
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t k = 0;
+  for (; k + lanes <= count; k += lanes) hn::StoreU(hn::LoadU(d, src + k), d, dst + k);
+  if (k == count) return;
+  if (count >= lanes) {  // the last vector overlaps the previous one
+    hn::StoreU(hn::LoadU(d, src + count - lanes), d, dst + count - lanes);
+    return;
   }
+  for (; k < count; ++k) dst[k] = src[k];
 }
 
 // Copies count words with non-temporal stores from the first vector-aligned word of dst
@@ -134,8 +143,8 @@ struct RowBuffer {
   const T* source = nullptr;  // the source row the words came from
 };
 
-// Position (n, c, od, oh) of an output row, advanced one row at a time without divisions;
-// with the source D and H indices of this row and of the row one step back along each.
+// Position (n, c, od, oh) of an output row (c stays 0 for channels-last rows), advanced
+// one row at a time without divisions.
 struct RowCursor {
   int64_t n, c, od, oh;
   RowCursor(const Plan& plan, int64_t row, bool with_channels) {
@@ -175,6 +184,14 @@ HWY_INLINE int64_t SameSourceRows(const AxisSources& src_h, int64_t oh, int64_t 
   return rows;
 }
 
+// Rows after `oh` (up to `limit` in all) whose source rows along H follow oh's one by one.
+HWY_INLINE int64_t ConsecutiveSourceRows(const AxisSources& src_h, int64_t oh, int64_t out_h, int64_t limit) {
+  int64_t rows = 1;
+  const int64_t source = src_h(oh);
+  while (rows < limit && oh + rows < out_h && src_h(oh + rows) == source + rows) ++rows;
+  return rows;
+}
+
 // NCDHW-like views (W has unit stride in both tensors): one output row (n, c, od, oh) at
 // a time; a gathered row is stored at once into the following rows with the same source.
 template <typename T>
@@ -188,6 +205,8 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
   // A whole plane copied at once when out's planes are contiguous.
   const bool planes_contiguous = (out_h == 1 || os[3] == out_w) && (out_w == 1 || os[4] == 1);
+  // Rows of W words back to back in both tensors (out's unit W stride is given here).
+  const bool rows_contiguous = os[3] == out_w && ss[3] == plan.in_size[2];
 
   RowCursor at(plan, first_row, true);
   for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, true)) {
@@ -209,6 +228,14 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
         break;
     }
     const T* HWY_RESTRICT src = self + at.n * ss[0] + at.c * ss[1] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
+    const int64_t run =
+        plan.w_identity && rows_contiguous ? ConsecutiveSourceRows(src_h, at.oh, out_h, last_row - row) : 1;
+    if (run > 1) {  // identity along W and H: one copy of several rows
+      std::memcpy(dst, src, row_bytes * static_cast<size_t>(run));
+      for (int64_t j = 1; j < run; ++j) at.Next(plan, true);
+      row += run - 1;
+      continue;
+    }
     const int64_t copies = SameSourceRows(src_h, at.oh, out_h, last_row - row);
     if (plan.w_identity) {
       for (int64_t j = 0; j < copies; ++j) std::memcpy(dst + j * os[3], src, row_bytes);
