@@ -149,9 +149,9 @@ aclnnStatus Validate(const aclTensor* self, const aclIntArray* outputSize, const
 constexpr int64_t kTableBudgetShare = 8;
 constexpr int64_t kMinTableBudget = 64 << 10;
 
-// Channels-last runs shorter than this copy poorly one by one (a call or a short loop per
-// pixel for a few bytes): their rows are gathered word by word through a table instead.
-constexpr int64_t kShortRunBytes = 64;
+// Channels-last runs shorter than a 128-bit vector copy poorly one by one (a scalar loop
+// per pixel): their rows are gathered word by word through a table instead.
+constexpr int64_t kShortRunBytes = 16;
 
 void PlanChannelsLastWords(int64_t budget, UpsampleNearestExact3dPlan* plan) {
   const int64_t channels = plan->channels, in_w = plan->in_size[2], out_w = plan->out_size[2];

@@ -102,18 +102,21 @@ HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const in
 
 // A run of channels: inline vector copies (a memcpy call per pixel would cost more than
 // the copy of a few cache lines).
-template <typename T>
-HWY_INLINE void CopyRun(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
-  const hn::ScalableTag<T> d;
+template <class D, typename T>
+HWY_INLINE void CopyVectors(D d, T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t k = 0;
   for (; k + lanes <= count; k += lanes) hn::StoreU(hn::LoadU(d, src + k), d, dst + k);
-  if (k == count) return;
-  if (count >= lanes) {  // the last vector overlaps the previous one
-    hn::StoreU(hn::LoadU(d, src + count - lanes), d, dst + count - lanes);
-    return;
-  }
-  for (; k < count; ++k) dst[k] = src[k];
+  // The last vector overlaps the previous one (count >= lanes).
+  if (k < count) hn::StoreU(hn::LoadU(d, src + count - lanes), d, dst + count - lanes);
+}
+template <typename T>
+HWY_INLINE void CopyRun(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
+  const hn::ScalableTag<T> d;
+  const hn::CappedTag<T, 16 / sizeof(T)> d128;  // runs shorter than a full vector
+  if (count >= static_cast<int64_t>(hn::Lanes(d))) return CopyVectors(d, dst, src, count);
+  if (count >= static_cast<int64_t>(hn::Lanes(d128))) return CopyVectors(d128, dst, src, count);
+  for (int64_t k = 0; k < count; ++k) dst[k] = src[k];
 }
 
 // Copies count words with non-temporal stores from the first vector-aligned word of dst
