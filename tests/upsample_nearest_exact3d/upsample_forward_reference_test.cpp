@@ -76,6 +76,7 @@ TEST(UpsampleForwardReference, IntegerFactorsAndIdentity) {
     CheckAllLayouts(dtype, {2, 3, 4, 5, 19}, {8, 10, 38});
     CheckAllLayouts(dtype, {1, 5, 3, 4, 9}, {9, 12, 27});
     CheckAllLayouts(dtype, {1, 2, 2, 3, 7}, {8, 12, 28});
+    CheckAllLayouts(dtype, {1, 2, 1, 2, 3}, {3, 120, 200});  // above the backward's x50 limit: no limit here
   }
 }
 
