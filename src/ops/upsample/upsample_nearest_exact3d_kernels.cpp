@@ -264,14 +264,20 @@ void RowsAlongWStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {
   const auto& ss = plan.self_strides;
   const auto& os = plan.out_strides;
   const int64_t in_w = plan.in_size[2], out_w = plan.out_size[2];
+  const int64_t out_h = plan.out_size[1];
   const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
+  // Rows of W words back to back in both tensors (out's unit W stride is given here).
+  const bool rows_contiguous = os[3] == out_w && ss[3] == in_w;
   RowBuffer<T> buffer;
   RowCursor at(plan, first_row, true);
   for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, true)) {
     T* HWY_RESTRICT dst = out + at.n * os[0] + at.c * os[1] + at.od * os[2] + at.oh * os[3];
     const T* HWY_RESTRICT src = self + at.n * ss[0] + at.c * ss[1] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
-    if (plan.w_identity) {
-      StreamCopy(dst, src, out_w);
+    if (plan.w_identity) {  // rows with consecutive sources in one stream
+      const int64_t run = rows_contiguous ? ConsecutiveSourceRows(src_h, at.oh, out_h, last_row - row) : 1;
+      StreamCopy(dst, src, out_w * run);
+      for (int64_t j = 1; j < run; ++j) at.Next(plan, true);
+      row += run - 1;
       continue;
     }
     if (src != buffer.source) {
