@@ -212,6 +212,8 @@ void BuildPlan(const aclTensor& self, const double scales[3], const aclTensor& o
   const std::vector<int32_t>& w_table = plan->sources[2];
   plan->w_identity = plan->out_size[2] == plan->in_size[2] && !w_table.empty();
   for (int64_t o = 0; plan->w_identity && o < plan->out_size[2]; ++o) plan->w_identity = w_table[o] == o;
+  plan->w_double = plan->out_size[2] == 2 * plan->in_size[2] && !w_table.empty();
+  for (int64_t o = 0; plan->w_double && o < plan->out_size[2]; ++o) plan->w_double = w_table[o] == o / 2;
 
   const auto& ss = plan->self_strides;
   const auto& os = plan->out_strides;
@@ -263,7 +265,10 @@ struct UpsampleNearestExact3dExecutor : aclOpExecutor {
     std::string summary = kKernelNames[static_cast<int>(plan.kernel)];
     if (plan.kernel == UpsampleForwardKernel::kNothing) return summary;
     if (plan.kernel == UpsampleForwardKernel::kRowsAlongW) {
-      summary += plan.w_identity ? "/identity" : plan.sources[2].empty() ? "/computed" : "/lookup";
+      summary += plan.w_identity ? "/identity"
+                 : plan.w_double  ? "/double"
+                 : plan.sources[2].empty() ? "/computed"
+                                           : "/lookup";
     }
     if (plan.stream_stores) summary += "/stream";
     return summary + "/tasks=" + std::to_string(plan.num_tasks);

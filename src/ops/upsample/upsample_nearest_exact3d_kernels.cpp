@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "ops/upsample/upsample_nearest_exact3d_plan.h"
 
@@ -97,6 +98,26 @@ HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const in
         for (int64_t q = chunk; q < chunk + lanes; ++q) dst[j * copy_stride + q] = src[sources[q]];
       }
     }
+  }
+}
+
+// The x2 mapping along W (output o reads o / 2): each source word, widened to a lane of
+// twice its width and or-ed with itself shifted up, is the two equal output words.
+template <typename T>
+HWY_INLINE void DoubleRow(const T* HWY_RESTRICT src, int64_t in_w, T* HWY_RESTRICT dst, int64_t copies,
+                          int64_t copy_stride) {
+  using Pair = std::conditional_t<sizeof(T) == 2, uint32_t, uint64_t>;
+  const hn::ScalableTag<Pair> dp;
+  const hn::Rebind<T, decltype(dp)> dt;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dp));
+  int64_t i = 0;
+  for (; i + lanes <= in_w; i += lanes) {
+    const auto words = hn::PromoteTo(dp, hn::LoadU(dt, src + i));
+    const auto pairs = hn::Or(words, hn::ShiftLeft<sizeof(T) * 8>(words));
+    for (int64_t j = 0; j < copies; ++j) hn::StoreU(pairs, dp, reinterpret_cast<Pair*>(dst + j * copy_stride + 2 * i));
+  }
+  for (; i < in_w; ++i) {
+    for (int64_t j = 0; j < copies; ++j) dst[j * copy_stride + 2 * i] = dst[j * copy_stride + 2 * i + 1] = src[i];
   }
 }
 
@@ -242,6 +263,8 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
     const int64_t copies = SameSourceRows(src_h, at.oh, out_h, last_row - row);
     if (plan.w_identity) {
       for (int64_t j = 0; j < copies; ++j) std::memcpy(dst + j * os[3], src, row_bytes);
+    } else if (plan.w_double) {
+      DoubleRow(src, in_w, dst, copies, os[3]);
     } else if (src_w.table != nullptr) {
       GatherRow<true>(src, in_w, src_w.table, out_w, dst, copies, os[3]);
     } else {
@@ -281,7 +304,11 @@ void RowsAlongWStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {
       continue;
     }
     if (src != buffer.source) {
-      GatherRow<true>(src, in_w, src_w.table, out_w, buffer.words, 1, 0);
+      if (plan.w_double) {
+        DoubleRow(src, in_w, buffer.words, 1, 0);
+      } else {
+        GatherRow<true>(src, in_w, src_w.table, out_w, buffer.words, 1, 0);
+      }
       buffer.source = src;
     }
     StreamCopy(dst, buffer.words, out_w);

@@ -37,6 +37,7 @@ struct UpsampleNearestExact3dPlan {
   std::array<float, 3> ratios{};
   std::array<std::vector<int32_t>, 3> sources;
   bool w_identity = false;  // source(ow) == ow for every ow (then out_w == in_w)
+  bool w_double = false;    // source(ow) == ow / 2 for every ow (then out_w == 2 * in_w)
   // kChannelsLast with few channels and contiguous output rows: for each of the w * C words
   // of an output row, its word offset in the source row (source(ow) * W stride + c).
   std::vector<int32_t> channels_last_words;
