@@ -19,9 +19,10 @@ WORK = os.path.join(ROOT, "build", "mutation")
 TREE = os.path.join(WORK, "tree")
 BUILD = os.path.join(WORK, "build")
 
-UPSAMPLE = "src/ops/upsample_nearest_exact3d_backward/"
+UPSAMPLE = "src/ops/upsample/"
 BATCH_NORM = "src/ops/batch_norm/"
 UPSAMPLE_TESTS = r"^upsample_(reference|oracle|plan|api_cases)_test"
+UPSAMPLE_FORWARD_TESTS = r"^upsample_forward_(reference|oracle|api)_test"
 BN_TESTS = r"^(batch_norm_backward_|numeric_edges_test)"
 BN_FAMILY_TESTS = r"^batch_norm_[a-z_]*(reference|chain)_test"
 
@@ -37,12 +38,12 @@ MUTATIONS = [
      "acc[q] = HWY_TARGET == HWY_AVX3 ? hn::Add(hn::Add(acc[q], even), odd) : hn::Add(acc[q], hn::Add(even, odd));",
      UPSAMPLE_TESTS),
     ("upsample-index-in-double", "source index computed in double instead of PyTorch's float",
-     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     UPSAMPLE + "upsample_nearest_exact_map.cpp",
      "const float source = std::floor(static_cast<float>((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio)));",
      "const double source = std::floor((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio));",
      UPSAMPLE_TESTS),
     ("upsample-boundary-off-by-one", "an on-demand index boundary uses > instead of >=",
-     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     UPSAMPLE + "upsample_nearest_exact_map.cpp",
      "return o >= out_ || RawSource(o) >= static_cast<double>(i);",
      "return o >= out_ || RawSource(o) > static_cast<double>(i);", UPSAMPLE_TESTS),
     ("upsample-partition-drops-rows", "the thread partition forgets the remainder rows",
@@ -50,13 +51,30 @@ MUTATIONS = [
      "const int64_t last_row = first_row + base + (task < extra ? 1 : 0);",
      "const int64_t last_row = first_row + base;", UPSAMPLE_TESTS),
     ("upsample-self-overlap-check-removed", "a self-overlapping gradInput is accepted",
-     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     UPSAMPLE + "aclnn_upsample_nearest_exact3d_backward.cpp",
      "OA_CHECK(self_overlap == Overlap::kNo, ACLNN_ERR_PARAM_INVALID,",
      "OA_CHECK(self_overlap != Overlap::kYes || true, ACLNN_ERR_PARAM_INVALID,", UPSAMPLE_TESTS),
     ("upsample-format-labels", "only the channels-last distinction of labels is compared",
-     UPSAMPLE + "upsample_nearest_exact3d_backward.cpp",
+     UPSAMPLE + "aclnn_upsample_nearest_exact3d_backward.cpp",
      "OA_CHECK(gradOut->format == gradInput->format, ACLNN_ERR_PARAM_INVALID,",
      "OA_CHECK(IsChannelsLast(*gradOut) == IsChannelsLast(*gradInput), ACLNN_ERR_PARAM_INVALID,", UPSAMPLE_TESTS),
+    ("upsample-forward-window-too-wide", "a W window one lane too wide is still read with one permutation",
+     UPSAMPLE + "upsample_nearest_exact3d_kernels.cpp",
+     "if (high - base < lanes) {",
+     "if (high - base <= lanes) {", UPSAMPLE_FORWARD_TESTS),
+    ("upsample-forward-row-reuse", "an output row copies the row above when their sources are merely adjacent",
+     UPSAMPLE + "upsample_nearest_exact3d_kernels.cpp",
+     "if (at.oh > 0 && row > first_row && src_h(at.oh) == src_h(at.oh - 1)) return Reuse::kRowAbove;",
+     "if (at.oh > 0 && row > first_row && src_h(at.oh) <= src_h(at.oh - 1) + 1) return Reuse::kRowAbove;",
+     UPSAMPLE_FORWARD_TESTS),
+    ("upsample-forward-partition-drops-rows", "the forward's partition forgets the remainder rows",
+     UPSAMPLE + "upsample_nearest_exact3d_kernels.cpp",
+     "const int64_t last_row = first_row + base + (task < extra ? 1 : 0);",
+     "const int64_t last_row = first_row + base;", UPSAMPLE_FORWARD_TESTS),
+    ("upsample-forward-scale-tolerance", "the scale agreement check drops upstream's 1e-5 tolerance",
+     UPSAMPLE + "upsample_nearest_exact_map.cpp",
+     "return std::trunc(in * (scale - 1e-5)) <= out && out <= std::trunc(in * (scale + 1e-5));",
+     "return false;", UPSAMPLE_FORWARD_TESTS),
     ("bn-biased-count", "training divides the sums by m - 1 (a biased count)",
      BATCH_NORM + "batch_norm_kernels.cpp",
      "const double inv_m = 1.0 / count;",

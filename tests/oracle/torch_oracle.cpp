@@ -103,6 +103,25 @@ void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64
                                                   OptionalScale(scale_h), OptionalScale(scale_w)));
 }
 
+void UpsampleNearestExact3d(const View& self, const std::array<int64_t, 3>& output_size, double scale_d,
+                            double scale_h, double scale_w, const View& out) {
+  const at::Tensor input = Wrap(self);
+  const at::IntArrayRef out_size(output_size.data(), output_size.size());
+  if (out.data == nullptr) {  // timing only: torch allocates and the result is dropped
+    (void)at::_upsample_nearest_exact3d(input, out_size, OptionalScale(scale_d), OptionalScale(scale_h),
+                                        OptionalScale(scale_w));
+    return;
+  }
+  at::Tensor result = Wrap(out);
+  if (result.scalar_type() == input.scalar_type() && result.is_contiguous(input.suggest_memory_format())) {
+    at::_upsample_nearest_exact3d_out(result, input, out_size, OptionalScale(scale_d), OptionalScale(scale_h),
+                                      OptionalScale(scale_w));
+    return;
+  }
+  result.copy_(at::_upsample_nearest_exact3d(input, out_size, OptionalScale(scale_d), OptionalScale(scale_h),
+                                             OptionalScale(scale_w)));
+}
+
 void NativeBatchNormBackward(const View& grad_out, const View& input, const View& weight, const View& running_mean,
                              const View& running_var, const View& save_mean, const View& save_invstd, bool training,
                              double eps, const std::array<bool, 3>& output_mask, const View& grad_input,

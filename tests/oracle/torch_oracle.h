@@ -60,6 +60,15 @@ void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64
                                     const std::array<int64_t, 5>& input_size, double scale_d, double scale_h,
                                     double scale_w, const View& grad_input);
 
+// --- at::_upsample_nearest_exact3d (CPU kernel; upsample_nearest_exact3d in torch 2.x) ---
+// self: [N, C, D, H, W] view; out: [N, C, d, h, w] view written in place (any strides).
+// scales <= 0 are passed to torch as "not given" (torch uses each given one on its own
+// axis). An out of self's dtype laid out as torch would allocate it (contiguous, or
+// channels-last if self is) is written by torch's out= kernel directly (benchmarks time
+// torch alone); out.data == nullptr: compute and drop the result (allocation included).
+void UpsampleNearestExact3d(const View& self, const std::array<int64_t, 3>& output_size, double scale_d,
+                            double scale_h, double scale_w, const View& out);
+
 // --- at::native_batch_norm_backward (CPU kernel) ---
 // Optional per-channel tensors may have data == nullptr (passed to torch as undefined).
 // Outputs whose mask bit is false are not written (their View may be empty). Results are

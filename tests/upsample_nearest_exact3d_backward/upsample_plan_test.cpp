@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
-#include "ops/upsample_nearest_exact3d_backward/upsample_nearest_exact3d_backward_plan.h"
+#include "ops/upsample/upsample_nearest_exact3d_backward_plan.h"
 #include "upsample_test_util.h"
 
 namespace upsample_test {

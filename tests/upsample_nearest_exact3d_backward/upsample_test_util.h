@@ -51,6 +51,7 @@ struct Layout {
   std::array<int, 5> memory_order{0, 1, 2, 3, 4};  // logical axes, outermost first
   std::array<int64_t, 5> padding{};  // extra (unused) extent per logical axis: gaps
   int64_t offset = 0;                // storage offset in elements
+  int64_t tail = 0;                  // unused storage elements after the view's last one
 
   static Layout Ncdhw() { return Layout{}; }
   static Layout Ndhwc() {
@@ -83,7 +84,7 @@ class HostTensor {
       if (dims[axis] == 0) empty = true;
       reach += (dims[axis] - 1) * strides_[axis];
     }
-    elements_ = empty ? layout.offset : reach + 1;
+    elements_ = (empty ? layout.offset : reach + 1) + layout.tail;
     storage_.assign(static_cast<size_t>(std::max<int64_t>(elements_, 1)) * ElementSize(dtype), 0);
     std::vector<int64_t> view_dims, view_strides;
     const std::array<int, 5> view_order =

@@ -1,0 +1,89 @@
+// The plan of aclnnUpsampleNearestExact3dBackward: everything phase 1 decides, as plain
+// data. Kernels read only this and the raw pointers in it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "acl/acl_base.h"
+#include "ops/upsample/upsample_nearest_exact_map.h"
+
+namespace oa {
+
+enum class UpsampleKernel {
+  kNothing,       // empty problem (N or C is 0)
+  kRowsAlongW,    // W has unit stride in both tensors (NCDHW and similar): vectorise along W
+  kChannelsLast,  // C has unit stride in both tensors (NDHWC memory): vectorise along C
+  kStrided,       // any other views: scalar gather with full strides
+};
+
+// How the kRowsAlongW kernel reads W, chosen in phase 1 for the dispatched vector width.
+enum class WidthPattern {
+  kIdentity,  // out_w == in_w, output l reads input l: plain loads
+  kDouble,    // out_w == 2 * in_w, output l reads 2l and 2l + 1: loads and an even/odd split
+  kWindow,    // each chunk of outputs reads within one vector-wide window of the row: one
+              // load, then a lane permutation per step k of the ranges (no gathers)
+  kSegments,  // some output reads more than a vector's width: scalar running sums
+  kGather,    // fallback (rows narrower than a vector): per-lane gathers
+};
+
+// kWindow: `outputs` consecutive gradInput elements from `first`, all reading inside
+// row[window, window + lanes) and leaving at least one lane of it unused. The kernel loads
+// the window, clears that lane to +0 (w_lookup[table ..] holds `lanes` int32 with all ones
+// there), and at step k lane q adds window[index_k[q]], where index_k follows at
+// w_lookup[table + (1 + k) * lanes]; lanes with fewer than k + 1 elements (and lanes past
+// `outputs`) index the cleared lane, adding +0, which leaves a sum that started at +0
+// unchanged.
+struct WidthChunk {
+  int32_t first = 0;
+  int32_t outputs = 0;
+  int32_t window = 0;
+  int32_t table = 0;  // offset in w_lookup; chunks with the same lookups share them
+  int32_t max_count = 0;
+};
+
+// Lanes the W table is padded to (the widest vector of any compiled target, in floats).
+constexpr int64_t kWidthTablePad = 64;
+
+struct UpsampleNearestExact3dBackwardPlan {
+  aclDataType dtype = ACL_FLOAT;
+  UpsampleKernel kernel = UpsampleKernel::kNothing;
+
+  int64_t batch = 0, channels = 0;
+  std::array<int64_t, 3> in_size{};   // D, H, W of gradInput
+  std::array<int64_t, 3> out_size{};  // d, h, w of gradOut
+  // Strides in elements in logical N, C, D, H, W order, whatever the tensors' format.
+  std::array<int64_t, 5> grad_out_strides{};
+  std::array<int64_t, 5> grad_input_strides{};
+  const void* grad_out = nullptr;  // element [0, 0, 0, 0, 0] of the view
+  void* grad_input = nullptr;
+
+  std::array<AxisMap, 3> ranges;  // D, H, W
+
+  // kRowsAlongW: how W is read. The tables are built for `w_lanes` float lanes (the
+  // target dispatch picked in phase 1); a kernel of another width falls back to kGather.
+  WidthPattern width_pattern = WidthPattern::kGather;
+  int64_t w_lanes = 1;
+  std::vector<WidthChunk> w_chunks;
+  std::vector<int32_t> w_lookup;
+  // kGather (and every pattern's last, partial chunk) loads vectors of W boundaries from
+  // ranges[2]'s table, padded with empty ranges to a multiple of the widest vector.
+
+  int64_t table_bytes = 0;  // heap memory of the tables above (bounded: see BuildPlan)
+
+  // Partition, fixed here: `rows` units of work (N*C*D*H rows for kRowsAlongW and
+  // kStrided, N*D*H rows of W*C elements for kChannelsLast) split into num_tasks
+  // contiguous blocks; each gradInput element is computed whole by one task.
+  int64_t rows = 0;
+  int64_t num_tasks = 0;
+  int num_threads = 1;
+};
+
+
+// Float lanes of the vectors the dispatched kernels use.
+int64_t UpsampleKernelFloatLanes();
+// Runs the rows of one task (dynamic SIMD dispatch inside).
+void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
+
+}  // namespace oa

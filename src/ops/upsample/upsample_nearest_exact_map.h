@@ -1,0 +1,80 @@
+// The nearest-exact index map shared by aclnnUpsampleNearestExact3d and its backward (the
+// map exists once), and the layout helpers both planners read their tensors with.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/handles.h"
+
+namespace oa {
+
+// The float32 step of an axis (spec: 1/scale when all three scales are > 0, else in/out).
+float NearestExactRatio(bool use_scales, double scale, int64_t in_size, int64_t out_size);
+// PyTorch's nearest_neighbor_exact_compute_source_index: min(floorf((o + 0.5) * ratio), in - 1).
+int64_t NearestExactSource(int64_t out_index, float ratio, int64_t in_size);
+
+// The upstream check that given scales agree with outputSize along one axis: out is
+// (int64)(in * scale) or inside [(int64)(in * (scale - 1e-5)), (int64)(in * (scale + 1e-5))]
+// (compared in double, so a huge or infinite product disagrees instead of overflowing).
+bool ScaleAgreesWithSize(int64_t in_size, int64_t out_size, double scale);
+
+// One spatial axis of the nearest-exact mapping, inverted: input index i receives the
+// output indices [Begin(i), End(i)) (empty when equal). The source index is non-decreasing
+// in the output index, so the ranges tile [0, out) in order: Begin(i + 1) == End(i).
+// Begin(i) is the first output whose source is >= i. Phase 1 tabulates the in + 1
+// boundaries (int32) when the plan's memory budget allows; otherwise each is computed when
+// asked (only near one-dimensional problems, where the tables would outweigh the tensors).
+class AxisMap {
+ public:
+  AxisMap() = default;
+  AxisMap(int64_t in_size, int64_t out_size, float ratio) : in_(in_size), out_(out_size), ratio_(ratio) {}
+
+  // Stores the boundaries, padded with `out` up to a multiple of `pad` inputs plus one.
+  void Tabulate(int64_t pad);
+  bool tabulated() const { return !table_.empty(); }
+  int64_t TableBytes(int64_t pad) const { return ((in_ + pad - 1) / pad * pad + 1) * int64_t{sizeof(int32_t)}; }
+  const int32_t* table() const { return table_.data(); }
+
+  int64_t Begin(int64_t i) const { return table_.empty() ? Boundary(i) : table_[i]; }
+  int64_t End(int64_t i) const { return Begin(i + 1); }
+  int64_t in_size() const { return in_; }
+  int64_t out_size() const { return out_; }
+  float ratio() const { return ratio_; }
+  // The source index of output o before clamping to in - 1 (as a double: it may be huge).
+  double RawSource(int64_t o) const;
+
+ private:
+  int64_t Boundary(int64_t i) const;
+
+  int64_t in_ = 0, out_ = 0;
+  float ratio_ = 0.0f;
+  std::vector<int32_t> table_;
+};
+
+// --- Layout helpers (NDHWC label: view [N, D, H, W, C]; any other: [N, C, D, H, W]) ---
+
+inline bool IsChannelsLast(const aclTensor& tensor) { return tensor.format == ACL_FORMAT_NDHWC; }
+
+// The tensor's dims or strides in logical N, C, D, H, W order.
+inline std::array<int64_t, 5> ToLogicalOrder(const std::vector<int64_t>& values, bool channels_last) {
+  if (channels_last) return {values[0], values[4], values[1], values[2], values[3]};
+  return {values[0], values[1], values[2], values[3], values[4]};
+}
+
+// [N, C, D, H, W] written in the tensor's own order.
+inline std::vector<int64_t> InFormatOrder(const std::array<int64_t, 5>& logical, bool channels_last) {
+  if (channels_last) return {logical[0], logical[2], logical[3], logical[4], logical[1]};
+  return {logical.begin(), logical.end()};
+}
+
+// A stride may be anything on an axis of length 1.
+inline bool UnitStride(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
+
+inline const char* ElementPointer(const aclTensor& tensor) {
+  return static_cast<const char*>(tensor.data) + tensor.offset * static_cast<int64_t>(DataTypeSize(tensor.dtype));
+}
+
+}  // namespace oa
