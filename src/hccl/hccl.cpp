@@ -207,8 +207,11 @@ bool g_finalize_hook_added = false;   // guarded by g_mpi_mutex
 
 // Open MPI's launcher (and PMIx-based launchers generally) exports these to every process.
 bool LaunchedByMpiLauncher() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr ||
-         std::getenv("PMI_RANK") != nullptr;
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return true;
+  }
+  return false;
 }
 
 // aclFinalize's hook: MPI is finalized only if this library initialized it; a program that
