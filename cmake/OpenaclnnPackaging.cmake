@@ -23,6 +23,9 @@ set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "openaclnn (= ${PROJECT_VERSION})")
 set(CPACK_DEBIAN_HCCL_PACKAGE_NAME openaclnn-hccl)
 set(CPACK_DEBIAN_HCCL_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_HCCL_PACKAGE_DEPENDS "openaclnn (= ${PROJECT_VERSION})")
+# libhccl needs libopenaclnn.so.0 from the sibling package built in the same run: let
+# dpkg-shlibdeps find it in the build tree (the dependency itself is the explicit one above).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/src)
 set(CPACK_DEBIAN_HCCL-DEV_PACKAGE_NAME openaclnn-hccl-dev)
 set(CPACK_DEBIAN_HCCL-DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_HCCL-DEV_PACKAGE_DEPENDS "openaclnn-hccl (= ${PROJECT_VERSION}), openaclnn-dev (= ${PROJECT_VERSION})")
