@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -438,11 +439,15 @@ std::string OrderedReduce(const Communicator& comm, const Collective& op, uint64
   return "";
 }
 
+// The ordered path gathers W operands per element: smaller chunks bound that buffer
+// (W x 4 MiB for fp32) without costing SyncBN's short vectors anything.
+constexpr uint64_t kOrderedChunkElements = uint64_t{1} << 20;
+
 std::string RunAllReduce(const Communicator& comm, const Collective& op) {
   const size_t element = ElementSize(op.type);
-  const uint64_t chunk = ChunkElements(element);
   const bool ordered = op.deterministic && FloatingType(op.type) &&
                        (op.op == HCCL_REDUCE_SUM || op.op == HCCL_REDUCE_PROD);
+  const uint64_t chunk = ordered ? std::min(ChunkElements(element), kOrderedChunkElements) : ChunkElements(element);
   MPI_Datatype mpi_type;
   MPI_Op mpi_op;
   MpiTypeAndOp(op.type, op.op, &mpi_type, &mpi_op);
