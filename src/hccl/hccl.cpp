@@ -843,7 +843,8 @@ HCCL_API HcclResult HcclBroadcast(void* buf, uint64_t count, HcclDataType dataTy
   if (count > kMaxCount) {
     return Fail(HCCL_E_PARA, "%s: count %llu exceeds the maximum 0x7FFFFFFFF", api, static_cast<unsigned long long>(count));
   }
-  // root against the rank size is checked with the communicator (in Enqueue), before the type.
+  // Upstream checks root against the rank size before the type, so the communicator is
+  // looked up here already (Enqueue looks again under the lock that counts the work).
   std::shared_ptr<Communicator> found = FindCommunicator(comm);
   if (!found) return NotACommunicator(api, comm);
   if (root >= found->size) return Fail(HCCL_E_PARA, "%s: root %u must be below the rank size %u", api, root, found->size);
