@@ -793,6 +793,9 @@ HCCL_API HcclResult HcclAllReduce(void* sendBuf, void* recvBuf, uint64_t count, 
   if (count > kMaxCount) {
     return Fail(HCCL_E_PARA, "%s: count %llu exceeds the maximum 0x7FFFFFFFF", api, static_cast<unsigned long long>(count));
   }
+  // A stale handle is reported at the same point in all three collectives (Broadcast needs
+  // the communicator for its root check); Enqueue checks again under its lock.
+  if (!FindCommunicator(comm)) return NotACommunicator(api, comm);
   if (!Reducible(dataType)) {
     const char* name = DataTypeName(dataType);
     return Fail(HCCL_E_NOT_SUPPORT, "%s: dataType %s (%d) cannot be reduced; use INT8, INT16, INT32, INT64, UINT64, "
@@ -822,6 +825,7 @@ HCCL_API HcclResult HcclAllGather(void* sendBuf, void* recvBuf, uint64_t sendCou
     return Fail(HCCL_E_PARA, "%s: sendCount %llu exceeds the maximum 0x7FFFFFFFF", api,
                 static_cast<unsigned long long>(sendCount));
   }
+  if (!FindCommunicator(comm)) return NotACommunicator(api, comm);
   if (ElementSize(dataType) == 0 || dataType == HCCL_DATA_TYPE_INT128) {
     const char* name = DataTypeName(dataType);
     return Fail(HCCL_E_NOT_SUPPORT, "%s: dataType %s (%d) is not supported", api, name != nullptr ? name : "undefined",

@@ -174,6 +174,10 @@ TEST_F(HcclApiTest, AllReduceCheckOrder) {
             HCCL_E_PARA);
   EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_RESERVED, comm_, stream_), HCCL_E_PARA);
   EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, DestroyedComm(), stream_), HCCL_E_PARA);
+  // A stale communicator is found before the type and op checks (as in Broadcast).
+  EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_UINT8, HCCL_REDUCE_RESERVED, DestroyedComm(), stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
   // A stream handle the runtime does not know.
   EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, reinterpret_cast<aclrtStream>(8)),
             HCCL_E_RUNTIME);
@@ -196,6 +200,7 @@ TEST_F(HcclApiTest, AllGatherCheckOrder) {
   EXPECT_EQ(HcclAllGather(data, out, 3, static_cast<HcclDataType>(13), comm_, stream_), HCCL_E_NOT_SUPPORT);
   EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_RESERVED, comm_, stream_), HCCL_E_NOT_SUPPORT);
   EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_INT32, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_INT128, DestroyedComm(), stream_), HCCL_E_PARA);
   EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_INT32, comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
 }
 
