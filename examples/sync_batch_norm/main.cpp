@@ -16,13 +16,17 @@
  *
  * Options: --bf16 (activations in bf16), --channels-last (NHWC memory under the NCHW view),
  * --digest (rank 0 prints a digest of every rank's results: with HCCL_DETERMINISTIC=true two
- * runs print the same one).
+ * runs print the same one), --shape N,C,H,W (every rank's batch; default unequal batches of
+ * C = 3, 4 x 5), --time STEPS (after the checked step, times STEPS more steps and the two
+ * collectives alone; rank 0 prints the medians over the steps of the slowest rank's times).
  * Run: mpirun -np 4 ./example_sync_batch_norm [--bf16] [--channels-last]   (or alone). */
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -49,13 +53,18 @@
 
 namespace {
 
-const int64_t kC = 3, kH = 4, kW = 5;
+// Channels and spatial size; --shape changes them (and makes every rank's batch N).
+int64_t kC = 3, kH = 4, kW = 5;
+int64_t g_equal_batch = -1;  // -1: the unequal batches of BatchOf
 const double kEps = 1e-5, kMomentum = 0.1;
 int g_rank = 0, g_size = 1;
 bool g_bf16 = false, g_channels_last = false;
 
 // Rank r's batch: unequal sizes, and rank 1's is empty when there are several ranks.
-int64_t BatchOf(int rank) { return rank == 1 ? 0 : 2 + (rank * 3) % 4; }
+int64_t BatchOf(int rank) {
+  if (g_equal_batch >= 0) return g_equal_batch;
+  return rank == 1 ? 0 : 2 + (rank * 3) % 4;
+}
 
 float Bf16Round(float value) {  // round to nearest even, as the library stores bf16
   uint32_t bits;
@@ -214,17 +223,20 @@ double Tolerance(double reference_scale, float a, float b) {
   return std::fmax(floor, magnitude > 0 ? std::ldexp(1.0, std::ilogb(magnitude) - 7) : 0.0);
 }
 
-int Compare(const char* what, const std::vector<float>& got, const std::vector<float>& want) {
+// scales: per element, the magnitude fp32 rounding is relative to (default: the largest
+// reference value).
+int Compare(const char* what, const std::vector<float>& got, const std::vector<float>& want,
+            const std::vector<double>& scales = {}) {
   double scale = 1e-30;
   for (float v : want) scale = std::fmax(scale, std::fabs(v));
   for (size_t i = 0; i < got.size(); ++i) {
-    CHECK(std::fabs(got[i] - want[i]) <= Tolerance(scale, got[i], want[i]), "%s[%zu] = %.9g, reference %.9g", what, i,
-          got[i], want[i]);
+    const double tolerance = scales.empty() ? Tolerance(scale, got[i], want[i]) : scales[i];
+    CHECK(std::fabs(got[i] - want[i]) <= tolerance, "%s[%zu] = %.9g, reference %.9g", what, i, got[i], want[i]);
   }
   return 0;
 }
 
-int Run(bool print_digest) {
+int Run(bool print_digest, int timed_steps) {
   CHECK(aclInit(nullptr) == ACL_SUCCESS, "aclInit");
   CHECK(aclrtSetDevice(0) == ACL_SUCCESS, "aclrtSetDevice");
   aclrtStream stream = nullptr;
@@ -243,8 +255,13 @@ int Run(bool print_digest) {
   std::vector<float> host_x, host_dy;
   FillInputs(g_rank, x, &host_x, &host_dy);
   if (Upload(&x, host_x) || Upload(&dy, host_dy)) return 1;
-  const std::vector<float> weight_init = {1.5f, 0.75f, -1.0f}, bias_init = {0.1f, -0.2f, 0.3f};
-  const std::vector<float> running_mean_init = {0.0f, 0.5f, -0.5f}, running_var_init = {1.0f, 2.0f, 0.5f};
+  std::vector<float> weight_init(kC), bias_init(kC), running_mean_init(kC), running_var_init(kC);
+  for (int64_t c = 0; c < kC; ++c) {
+    weight_init[c] = 1.5f - 0.75f * static_cast<float>(c % 4);
+    bias_init[c] = 0.1f * static_cast<float>(c % 5) - 0.2f;
+    running_mean_init[c] = 0.5f * static_cast<float>(c % 3) - 0.5f;
+    running_var_init[c] = 0.5f + 0.75f * static_cast<float>(c % 3);
+  }
   Floats weight, bias, running_mean, running_var, send, gathered, mean, invstd, red, grad_weight, grad_bias;
   const int64_t row = 2 * kC + 1;  // one rank's (mean, invstd, count)
   if (weight.Create(kC, weight_init) || bias.Create(kC, bias_init) || running_mean.Create(kC, running_mean_init) ||
@@ -273,39 +290,47 @@ int Run(bool print_digest) {
   uint64_t ws = 0;
   aclOpExecutor* executor = nullptr;
   const float count = static_cast<float>(n * kH * kW);
-  // F2: the count goes into the last slot in stream order; an empty rank sends all zeros.
-  CHECK(aclrtMemcpyAsync(static_cast<float*>(send.data) + 2 * kC, 4, &count, 4, ACL_MEMCPY_HOST_TO_DEVICE, stream) ==
-            ACL_SUCCESS, "aclrtMemcpyAsync");
-  if (has_data) {  // F1 (an empty input would give invstd = NaN)
-    if (Launch(aclnnBatchNormStatsGetWorkspaceSize(x.tensor, kEps, local_mean, local_invstd, &ws, &executor), &ws, &executor,
-               aclnnBatchNormStats, stream, &workspaces, "aclnnBatchNormStats")) return 1;
-  }
-  CHECK(HcclAllGather(send.data, gathered.data, row, HCCL_DATA_TYPE_FP32, comm, stream) == HCCL_SUCCESS, "HcclAllGather");
-  // F6: note momentum before eps; zero-count rows are skipped.
-  if (Launch(aclnnBatchNormGatherStatsWithCountsGetWorkspaceSize(x.tensor, mean_all, invstd_all, running_mean_t,
-                                                                 running_var_t, kMomentum, kEps, counts, mean_t,
-                                                                 invstd_t, &ws, &executor),
-             &ws, &executor, aclnnBatchNormGatherStatsWithCounts, stream, &workspaces,
-             "aclnnBatchNormGatherStatsWithCounts")) return 1;
-  if (has_data) {  // F7
-    if (Launch(aclnnBatchNormElemtGetWorkspaceSize(x.tensor, weight_t, bias_t, mean_t, invstd_t, kEps, y.tensor, &ws,
-                                                   &executor),
-               &ws, &executor, aclnnBatchNormElemt, stream, &workspaces, "aclnnBatchNormElemt")) return 1;
-    // B1: local sums into the reduce buffer, local gradWeight / gradBias.
-    if (Launch(aclnnBatchNormReduceBackwardGetWorkspaceSize(dy.tensor, x.tensor, mean_t, invstd_t, weight_t, true, true,
-                                                            true, sum_dy, sum_dy_xmu, grad_weight_t, grad_bias_t, &ws,
-                                                            &executor),
-               &ws, &executor, aclnnBatchNormReduceBackward, stream, &workspaces, "aclnnBatchNormReduceBackward")) return 1;
-  }
-  // B2: every rank joins, an empty one with zeros (red was zero-filled at creation).
-  CHECK(HcclAllReduce(red.data, red.data, 2 * kC, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) == HCCL_SUCCESS,
-        "HcclAllReduce");
-  if (has_data) {  // B3: divides by the global count summed from the gathered counts
-    if (Launch(aclnnBatchNormElemtBackwardGetWorkspaceSize(dy.tensor, x.tensor, mean_t, invstd_t, weight_t, sum_dy,
-                                                           sum_dy_xmu, counts, dx.tensor, &ws, &executor),
-               &ws, &executor, aclnnBatchNormElemtBackward, stream, &workspaces, "aclnnBatchNormElemtBackward")) return 1;
-  }
-  CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "aclrtSynchronizeStream");
+  // One step, queued on the stream; re-planned each time (the executors are single-use).
+  const auto run_step = [&]() -> int {
+    // F2: the count goes into the last slot in stream order; an empty rank sends all zeros.
+    CHECK(aclrtMemcpyAsync(static_cast<float*>(send.data) + 2 * kC, 4, &count, 4, ACL_MEMCPY_HOST_TO_DEVICE, stream) ==
+              ACL_SUCCESS, "aclrtMemcpyAsync");
+    if (has_data) {  // F1 (an empty input would give invstd = NaN)
+      if (Launch(aclnnBatchNormStatsGetWorkspaceSize(x.tensor, kEps, local_mean, local_invstd, &ws, &executor), &ws, &executor,
+                 aclnnBatchNormStats, stream, &workspaces, "aclnnBatchNormStats")) return 1;
+    }
+    CHECK(HcclAllGather(send.data, gathered.data, row, HCCL_DATA_TYPE_FP32, comm, stream) == HCCL_SUCCESS, "HcclAllGather");
+    // F6: note momentum before eps; zero-count rows are skipped.
+    if (Launch(aclnnBatchNormGatherStatsWithCountsGetWorkspaceSize(x.tensor, mean_all, invstd_all, running_mean_t,
+                                                                   running_var_t, kMomentum, kEps, counts, mean_t,
+                                                                   invstd_t, &ws, &executor),
+               &ws, &executor, aclnnBatchNormGatherStatsWithCounts, stream, &workspaces,
+               "aclnnBatchNormGatherStatsWithCounts")) return 1;
+    if (has_data) {  // F7
+      if (Launch(aclnnBatchNormElemtGetWorkspaceSize(x.tensor, weight_t, bias_t, mean_t, invstd_t, kEps, y.tensor, &ws,
+                                                     &executor),
+                 &ws, &executor, aclnnBatchNormElemt, stream, &workspaces, "aclnnBatchNormElemt")) return 1;
+      // B1: local sums into the reduce buffer, local gradWeight / gradBias.
+      if (Launch(aclnnBatchNormReduceBackwardGetWorkspaceSize(dy.tensor, x.tensor, mean_t, invstd_t, weight_t, true, true,
+                                                              true, sum_dy, sum_dy_xmu, grad_weight_t, grad_bias_t, &ws,
+                                                              &executor),
+                 &ws, &executor, aclnnBatchNormReduceBackward, stream, &workspaces, "aclnnBatchNormReduceBackward")) return 1;
+    }
+    // B2: every rank joins, an empty one with zeros.
+    if (!has_data) {
+      CHECK(aclrtMemsetAsync(red.data, 2 * kC * 4, 0, 2 * kC * 4, stream) == ACL_SUCCESS, "aclrtMemsetAsync");
+    }
+    CHECK(HcclAllReduce(red.data, red.data, 2 * kC, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) == HCCL_SUCCESS,
+          "HcclAllReduce");
+    if (has_data) {  // B3: divides by the global count summed from the gathered counts
+      if (Launch(aclnnBatchNormElemtBackwardGetWorkspaceSize(dy.tensor, x.tensor, mean_t, invstd_t, weight_t, sum_dy,
+                                                             sum_dy_xmu, counts, dx.tensor, &ws, &executor),
+                 &ws, &executor, aclnnBatchNormElemtBackward, stream, &workspaces, "aclnnBatchNormElemtBackward")) return 1;
+    }
+    CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "aclrtSynchronizeStream");
+    return 0;
+  };
+  if (run_step()) return 1;
 
   // ---- the reference: one process, the concatenated batch
   int64_t total = 0;
@@ -376,11 +401,29 @@ int Run(bool print_digest) {
           "dx[%zu] = %.9g, reference %.9g", i, mine_dx[i], slice_dx[i]);
   }
   const std::vector<float> stats_mine = running_mean.Host(), var_mine = running_var.Host();
+  // gradWeight = invstd * sum dy * (x - mean) and gradBias = sum dy are sums of many terms that
+  // can cancel; both sides round the mean and the sums in fp32, so the tolerance is a few fp32
+  // ulps of the sum of the terms' magnitudes (|x| + |mean| covers the error of the mean).
+  const std::vector<float> ref_mean = save_mean.Host(), ref_invstd = save_invstd.Host();
+  std::vector<double> weight_tolerance(kC, 0.0), bias_tolerance(kC, 0.0);
+  for (int64_t i = 0; i < total; ++i)
+    for (int64_t c = 0; c < kC; ++c)
+      for (int64_t h = 0; h < kH; ++h)
+        for (int64_t w = 0; w < kW; ++w) {
+          const int64_t at = rx.Offset(i, c, h, w);
+          const double dy_magnitude = std::fabs(all_dy[at]);
+          weight_tolerance[c] += dy_magnitude * (std::fabs(all_x[at]) + std::fabs(ref_mean[c])) * ref_invstd[c];
+          bias_tolerance[c] += dy_magnitude;
+        }
+  for (int64_t c = 0; c < kC; ++c) {
+    weight_tolerance[c] = std::ldexp(weight_tolerance[c], -21) + 1e-6;
+    bias_tolerance[c] = std::ldexp(bias_tolerance[c], -21) + 1e-6;
+  }
   const bool saved_bf16 = g_bf16;
   g_bf16 = false;  // statistics and parameter gradients are fp32 in every variant
   if (Compare("runningMean", stats_mine, ref_running_mean.Host()) || Compare("runningVar", var_mine, ref_running_var.Host()) ||
-      Compare("gradWeight (summed over ranks)", grad_weight.Host(), ref_grad_weight.Host()) ||
-      Compare("gradBias (summed over ranks)", grad_bias.Host(), ref_grad_bias.Host())) return 1;
+      Compare("gradWeight (summed over ranks)", grad_weight.Host(), ref_grad_weight.Host(), weight_tolerance) ||
+      Compare("gradBias (summed over ranks)", grad_bias.Host(), ref_grad_bias.Host(), bias_tolerance)) return 1;
   g_bf16 = saved_bf16;
   // The running statistics must be bit-identical on every rank.
   std::vector<float> mine_stats(stats_mine);
@@ -412,6 +455,38 @@ int Run(bool print_digest) {
       const unsigned char* bytes = reinterpret_cast<const unsigned char*>(all.data());
       for (size_t i = 0; i < static_cast<size_t>(all_count) * 4; ++i) digest = (digest ^ bytes[i]) * 1099511628211ull;
       std::printf("digest %016llx\n", static_cast<unsigned long long>(digest));
+    }
+  }
+  if (timed_steps > 0) {
+    // Each sample is the slowest rank's time (ranks start together after a barrier).
+    const auto median_of_slowest = [&](auto&& body) -> double {
+      std::vector<double> samples;
+      for (int s = 0; s < timed_steps; ++s) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double start = MPI_Wtime();
+        if (body()) return -1.0;
+        double mine_s = MPI_Wtime() - start, slowest = 0;
+        MPI_Allreduce(&mine_s, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        samples.push_back(slowest);
+      }
+      std::sort(samples.begin(), samples.end());
+      return samples[samples.size() / 2];
+    };
+    const double step = median_of_slowest(run_step);
+    const double collectives = median_of_slowest([&]() -> int {
+      CHECK(HcclAllGather(send.data, gathered.data, row, HCCL_DATA_TYPE_FP32, comm, stream) == HCCL_SUCCESS, "gather");
+      CHECK(HcclAllReduce(red.data, red.data, 2 * kC, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) == HCCL_SUCCESS,
+            "reduce");
+      CHECK(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "aclrtSynchronizeStream");
+      return 0;
+    });
+    CHECK(step > 0 && collectives > 0, "timing");
+    if (g_rank == 0) {
+      std::printf("timing W=%d per-rank batch [%lld, %lld, %lld, %lld] %s: step %.3f ms, collectives alone %.3f ms "
+                  "(%.1f%% of the step), median of %d\n",
+                  g_size, static_cast<long long>(n), static_cast<long long>(kC), static_cast<long long>(kH),
+                  static_cast<long long>(kW), g_bf16 ? "bf16" : "fp32", step * 1e3, collectives * 1e3,
+                  100.0 * collectives / step, timed_steps);
     }
   }
   if (g_rank == 0) {
@@ -451,13 +526,24 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   bool print_digest = false;
+  int timed_steps = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
     g_bf16 |= option == "--bf16";
     g_channels_last |= option == "--channels-last";
     print_digest |= option == "--digest";
+    if (option == "--time" && i + 1 < argc) timed_steps = std::atoi(argv[++i]);
+    if (option == "--shape" && i + 1 < argc) {
+      long long n = 0, c = 0, h = 0, w = 0;
+      if (std::sscanf(argv[++i], "%lld,%lld,%lld,%lld", &n, &c, &h, &w) == 4 && n >= 0 && c > 0 && h > 0 && w > 0) {
+        g_equal_batch = n;
+        kC = c;
+        kH = h;
+        kW = w;
+      }
+    }
   }
-  const int failed = Run(print_digest);
+  const int failed = Run(print_digest, timed_steps);
   int any_failed = 0;
   MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
