@@ -25,6 +25,8 @@ at::ScalarType ToScalarType(DType dtype) {
       return at::kBFloat16;
     case DType::kFloat64:
       return at::kDouble;
+    case DType::kInt32:
+      return at::kInt;
   }
   throw std::invalid_argument("oracle: unknown DType");
 }
@@ -116,6 +118,86 @@ void NativeBatchNormBackward(const View& grad_out, const View& input, const View
     if (!output_mask[i] || outputs[i]->data == nullptr) continue;
     Wrap(*outputs[i]).copy_(*computed[i]);
   }
+}
+
+void NativeBatchNorm(const View& input, const View& weight, const View& bias, const View& running_mean,
+                     const View& running_var, bool training, double momentum, double eps, const View& output,
+                     const View& save_mean, const View& save_invstd) {
+  const auto results = at::native_batch_norm(Wrap(input), WrapOptional(weight), WrapOptional(bias),
+                                             WrapOptional(running_mean), WrapOptional(running_var), training,
+                                             momentum, eps);
+  const View* outputs[3] = {&output, &save_mean, &save_invstd};
+  const at::Tensor* computed[3] = {&std::get<0>(results), &std::get<1>(results), &std::get<2>(results)};
+  for (int i = 0; i < 3; ++i) {
+    // In inference torch returns empty save_mean / save_invstd: nothing to copy.
+    if (outputs[i]->data == nullptr || (i > 0 && computed[i]->numel() == 0)) continue;
+    Wrap(*outputs[i]).copy_(*computed[i]);
+  }
+}
+
+namespace {
+
+// Every dim but the channel dim (1).
+std::vector<int64_t> ReductionDims(int64_t rank) {
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < rank; ++d) dims.push_back(d);
+  return dims;
+}
+
+// A [C] tensor viewed as [1, C, 1, ...] for broadcasting against a rank-`rank` tensor.
+at::Tensor PerChannel(const View& view, int64_t rank) {
+  std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
+  shape[1] = -1;
+  return Wrap(view).reshape(shape);
+}
+
+void CopyOut(const View& out, const at::Tensor& value) {
+  if (out.data != nullptr) Wrap(out).copy_(value);
+}
+
+}  // namespace
+
+void SyncBnStats(const View& input, double eps, const View& mean, const View& invstd) {
+  const at::Tensor x = Wrap(input);
+  const auto var_mean = at::var_mean(x, ReductionDims(x.dim()), /*unbiased=*/false);
+  const at::Tensor& var = std::get<0>(var_mean);
+  CopyOut(mean, std::get<1>(var_mean));
+  CopyOut(invstd, at::reciprocal(at::sqrt(var + eps)));
+}
+
+void SyncBnElemt(const View& input, const View& weight, const View& bias, const View& mean, const View& invstd,
+                 const View& output) {
+  const at::Tensor x = Wrap(input);
+  const int64_t rank = x.dim();
+  at::Tensor y = (x - PerChannel(mean, rank)) * PerChannel(invstd, rank);
+  if (weight.data != nullptr) y = y * PerChannel(weight, rank);
+  if (bias.data != nullptr) y = y + PerChannel(bias, rank);
+  CopyOut(output, y);
+}
+
+void SyncBnReduceBackward(const View& grad_out, const View& input, const View& mean, const View& invstd,
+                          const View& sum_dy, const View& sum_dy_xmu, const View& grad_weight, const View& grad_bias) {
+  const at::Tensor dy = Wrap(grad_out), x = Wrap(input);
+  const std::vector<int64_t> dims = ReductionDims(x.dim());
+  const at::Tensor sdy = dy.sum(dims);
+  const at::Tensor sdyxmu = (dy * (x - PerChannel(mean, x.dim()))).sum(dims);
+  CopyOut(sum_dy, sdy);
+  CopyOut(sum_dy_xmu, sdyxmu);
+  CopyOut(grad_weight, Wrap(invstd) * sdyxmu);
+  CopyOut(grad_bias, sdy);
+}
+
+void SyncBnElemtBackward(const View& grad_out, const View& input, const View& mean, const View& invstd,
+                         const View& weight, const View& sum_dy, const View& sum_dy_xmu, const View& counter,
+                         const View& grad_input) {
+  const at::Tensor dy = Wrap(grad_out), x = Wrap(input);
+  const int64_t rank = x.dim();
+  const at::Tensor total = Wrap(counter).to(dy.scalar_type()).sum();
+  const at::Tensor mean_dy = PerChannel(sum_dy, rank) / total, mean_dy_xmu = PerChannel(sum_dy_xmu, rank) / total;
+  const at::Tensor r = PerChannel(invstd, rank);
+  at::Tensor dx = (dy - mean_dy - (x - PerChannel(mean, rank)) * r * r * mean_dy_xmu) * r;
+  if (weight.data != nullptr) dx = dx * PerChannel(weight, rank);
+  CopyOut(grad_input, dx);
 }
 
 }  // namespace oracle

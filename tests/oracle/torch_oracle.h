@@ -10,7 +10,7 @@
 
 namespace oracle {
 
-enum class DType { kFloat32, kFloat16, kBFloat16, kFloat64 };
+enum class DType { kFloat32, kFloat16, kBFloat16, kFloat64, kInt32 };
 
 // A strided view of caller-owned memory (strides in elements, like aclTensor).
 struct View {
@@ -69,5 +69,34 @@ void NativeBatchNormBackward(const View& grad_out, const View& input, const View
                              const View& running_var, const View& save_mean, const View& save_invstd, bool training,
                              double eps, const std::array<bool, 3>& output_mask, const View& grad_input,
                              const View& grad_weight, const View& grad_bias);
+
+// --- at::native_batch_norm (CPU kernel) ---
+// input [N, C, *]; weight, bias, running_mean, running_var optional (data == nullptr:
+// undefined). In training torch updates running_mean / running_var in place (pass
+// contiguous tensors of input's dtype). Results are copied into output, save_mean and
+// save_invstd (any strides; save_* may have data == nullptr: dropped).
+void NativeBatchNorm(const View& input, const View& weight, const View& bias, const View& running_mean,
+                     const View& running_var, bool training, double momentum, double eps, const View& output,
+                     const View& save_mean, const View& save_invstd);
+
+// --- Synchronized batch norm: PyTorch 1.13 has no CPU kernel for batch_norm_stats,
+// batch_norm_elemt, batch_norm_backward_reduce or batch_norm_backward_elemt, so these are
+// the tensor expressions a PyTorch user would write, evaluated by torch in the inputs' dtype
+// (fp32 in the tests). Per-channel views are [C]; the big views are [N, C, *]; results are
+// copied into the output views; an output with data == nullptr is not written.
+// mean, var = torch.var_mean(x, dims, unbiased=False); invstd = 1 / torch.sqrt(var + eps)
+void SyncBnStats(const View& input, double eps, const View& mean, const View& invstd);
+// (x - mean[c]) * invstd[c] * w[c] + b[c]  (weight / bias may have data == nullptr: omitted)
+void SyncBnElemt(const View& input, const View& weight, const View& bias, const View& mean, const View& invstd,
+                 const View& output);
+// sum_dy = dy.sum(dims); sum_dy_xmu = (dy * (x - mean[c])).sum(dims); grad_weight = invstd * sum_dy_xmu;
+// grad_bias = sum_dy
+void SyncBnReduceBackward(const View& grad_out, const View& input, const View& mean, const View& invstd,
+                          const View& sum_dy, const View& sum_dy_xmu, const View& grad_weight, const View& grad_bias);
+// total = counter.sum() (counter converted to the fp32 of the other operands);
+// grad_input = (dy - sum_dy/total - (x - mean) * invstd * invstd * (sum_dy_xmu/total)) * invstd * w
+void SyncBnElemtBackward(const View& grad_out, const View& input, const View& mean, const View& invstd,
+                         const View& weight, const View& sum_dy, const View& sum_dy_xmu, const View& counter,
+                         const View& grad_input);
 
 }  // namespace oracle

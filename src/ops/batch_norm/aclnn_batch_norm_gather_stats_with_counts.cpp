@@ -75,8 +75,8 @@ GatherStatsPlan MakeGatherStatsPlan(const Arguments& a) {
   p.channels = a.input->view_dims[1];
   p.empty = a.mean->IsEmpty();
   // Upstream casts both attributes to float before use; so does the spec.
-  p.momentum = static_cast<float>(a.momentum);
-  p.eps = static_cast<float>(a.eps);
+  p.momentum = RoundToFloat32(a.momentum);
+  p.eps = RoundToFloat32(a.eps);
   p.mean_all = VectorOf(a.mean_all);
   p.invstd_all = VectorOf(a.invstd_all);
   if (p.empty) return p;  // nothing is read and the running statistics stay untouched

@@ -23,6 +23,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "ops/batch_norm/batch_norm_channel_io.h"
 
 namespace oa {
 namespace bn {
@@ -116,22 +117,11 @@ struct OuterCursor {
 };
 
 inline double ReadChannel(const ChannelVector& v, int64_t c, double absent) {
-  if (v.data == nullptr) return absent;
-  const char* p = v.data + c * v.stride_bytes;
-  switch (v.dtype) {
-    case ACL_FLOAT16: return HalfToFloat(reinterpret_cast<const Half16*>(p)->bits);
-    case ACL_BF16: return Bf16ToFloat(reinterpret_cast<const BFloat16*>(p)->bits);
-    default: return *reinterpret_cast<const float*>(p);
-  }
+  return v.data == nullptr ? absent : ReadElement(v.data + c * v.stride_bytes, v.dtype);
 }
 
 inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
-  char* p = v.data + c * v.stride_bytes;
-  switch (v.dtype) {
-    case ACL_FLOAT16: reinterpret_cast<Half16*>(p)->bits = FloatToHalf(RoundToOddFloat(value)); break;
-    case ACL_BF16: reinterpret_cast<BFloat16*>(p)->bits = FloatToBf16(RoundToOddFloat(value)); break;
-    default: *reinterpret_cast<float*>(p) = static_cast<float>(value); break;
-  }
+  WriteElement(v.data + c * v.stride_bytes, v.dtype, value);
 }
 
 // The fp32 write path needs coefficients that fp32 holds to within its relative precision:
@@ -783,29 +773,33 @@ void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   }
 }
 
-// Chan's parallel combination: (count, mean, M2) of a set += those of a disjoint part.
-// The error does not grow with |mean|: only deviations from means are ever squared.
-inline void MergeMoments(double& count, double& mean, double& m2, double part_count, double part_mean,
+// Chan's parallel combination: (count, sum, M2) of a set += those of a disjoint part given
+// by its count, mean and M2. The error does not grow with |mean|: only deviations from
+// means are squared. The sum (not a running mean) is kept so that the final mean is the
+// plain float64 sum divided once, e.g. exactly 0 for data symmetric around 0.
+inline void MergeMoments(double& count, double& sum, double& m2, double part_count, double part_mean,
                          double part_m2) {
   if (part_count == 0.0) return;
-  const double total = count + part_count;
-  const double delta = part_mean - mean;
-  mean += delta * (part_count / total);
-  m2 += part_m2 + delta * delta * (count * part_count / total);
-  count = total;
+  if (count > 0.0) {
+    const double delta = part_mean - sum / count;
+    m2 += delta * delta * (count * part_count / (count + part_count));
+  }
+  m2 += part_m2;
+  sum += part_count * part_mean;
+  count += part_count;
 }
 
 // Block moments -> per-channel count (sum_dy), mean and M2 (sum_dyx), in block order.
 void CombineMomentsChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
   const double* partial = ws.partials + 2 * c * plan.blocks_per_channel;
-  double count = 0.0, mean = 0.0, m2 = 0.0;
+  double count = 0.0, sum = 0.0, m2 = 0.0;
   for (int64_t b = 0; b < plan.blocks_per_channel; ++b) {
     const int64_t begin = b * plan.block_elements;
     const double block_count = static_cast<double>(std::min(plan.reduce_size, begin + plan.block_elements) - begin);
-    MergeMoments(count, mean, m2, block_count, partial[2 * b], partial[2 * b + 1]);
+    MergeMoments(count, sum, m2, block_count, partial[2 * b], partial[2 * b + 1]);
   }
   ws.sum_dy[c] = count;
-  ws.mean[c] = mean;
+  ws.mean[c] = sum / count;
   ws.sum_dyx[c] = m2;
 }
 
@@ -830,6 +824,7 @@ void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
       }
     }
   }
+  for (int64_t c = 0; c < plan.channels; ++c) ws.mean[c] /= ws.sum_dy[c];  // ws.mean held the sums
 }
 
 // Channel c's invstd from its moments, and the forward's affine coefficients
@@ -915,20 +910,6 @@ double CounterTotal(const CounterView& counter) {
   return total;
 }
 
-// One element of any float dtype, read as f64 / written rounded once.
-double LoadElement(aclDataType dtype, const char* p) {
-  ChannelVector v;
-  v.data = const_cast<char*>(p);
-  v.dtype = dtype;
-  return ReadChannel(v, 0, 0.0);
-}
-void StoreElement(aclDataType dtype, char* p, double value) {
-  ChannelVector v;
-  v.data = p;
-  v.dtype = dtype;
-  WriteChannel(v, 0, value);
-}
-
 // kElemtBackward with x, dy and dx of different dtypes: one block of the planar partition,
 // element by element (the same formula and rounding as the vector kernels).
 void MixedTrainWriteBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
@@ -947,9 +928,9 @@ void MixedTrainWriteBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, 
       for (int t = 0; t < kNumBigTensors; ++t) {
         p[t] = plan.big[t] + (channel * plan.channel_stride[t] + cursor.offset[t] + j * plan.run_stride[t]) * size[t];
       }
-      const double g = LoadElement(plan.big_dtype[kDy], p[kDy]);
-      const double centered = LoadElement(plan.big_dtype[kX], p[kX]) - mean;
-      StoreElement(plan.big_dtype[kDx], const_cast<char*>(p[kDx]), scale * g + (slope * centered + shift));
+      const double g = ReadElement(p[kDy], plan.big_dtype[kDy]);
+      const double centered = ReadElement(p[kX], plan.big_dtype[kX]) - mean;
+      WriteElement(const_cast<char*>(p[kDx]), plan.big_dtype[kDx], scale * g + (slope * centered + shift));
     }
     i += n;
     within = 0;
