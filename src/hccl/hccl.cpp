@@ -554,7 +554,8 @@ HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collect
     op.sequence = comm->next_sequence++;
     comm->pending.fetch_add(1);
   }
-  op.deterministic = DeterministicRequested();
+  // Only reductions depend on the mode; for the others it stays out of the agreement check.
+  op.deterministic = op.kind == Kind::kAllReduce && DeterministicRequested();
   const aclError status = EnqueueOnStream(stream, api, [comm, op]() -> std::string {
     struct PendingGuard {
       Communicator& comm;
