@@ -49,6 +49,13 @@ mpicxx -std=c++17 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$prefix/include" "
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
     mpirun --oversubscribe -np 2 "$work/hccl_client"
 
+echo "== SyncBN example with the same link line, alone and under mpirun"
+mpicxx -std=c++17 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$prefix/include" "$source_dir/examples/sync_batch_norm/main.cpp" \
+    -L"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi -o "$work/sync_batch_norm"
+"$work/sync_batch_norm" >/dev/null
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    mpirun --oversubscribe -np 3 "$work/sync_batch_norm" --channels-last
+
 echo "== CMake find_package(openaclnn COMPONENTS hccl) client"
 cmake -S "$source_dir/examples/hccl_all_reduce" -B "$work/cmake_hccl" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/cmake_hccl" >/dev/null
