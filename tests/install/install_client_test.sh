@@ -3,7 +3,7 @@
 # installed package only: with CMake (find_package + plain target names), with
 # -lascendcl -lnnopbase -lopapi, and with pkg-config; runs the client under AddressSanitizer.
 # The HCCL client builds with -lhccl -lhcomm, find_package(... COMPONENTS hccl) and
-# pkg-config openaclnn-hccl, and runs alone and under mpirun.
+# pkg-config openaclnn-hccl, and runs alone and under mpirun; so does the SyncBN example.
 set -euo pipefail
 build_dir=$1
 source_dir=$2
