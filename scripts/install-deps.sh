@@ -6,7 +6,9 @@ set -euo pipefail
 # --minimal: what the library and its examples need (make demo); --package: that plus
 # CPack's Debian tools (dpkg-shlibdeps, file) for make package; default: everything the
 # tests (the package test included) and benchmarks need too; --with-fuzz adds clang's libFuzzer.
-packages=(cmake ninja-build g++ make pkg-config libhwy-dev)
+# Open MPI is in every set: libhccl (the HCCL collectives) builds on it and its examples run
+# under mpirun.
+packages=(cmake ninja-build g++ make pkg-config libhwy-dev libopenmpi-dev openmpi-bin)
 package_tools=(dpkg-dev file)
 case "${1:-}" in
   --minimal) ;;

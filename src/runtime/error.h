@@ -8,7 +8,10 @@
 namespace oa {
 
 // Appends a message to the calling thread's pending list (printf-style).
-void PushErrorMessage(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// Exported to companion libraries (see OA_COMPANION_API in runtime.h), so libhccl's
+// messages reach aclGetRecentErrMsg too.
+__attribute__((visibility("default"))) void PushErrorMessage(const char* format, ...)
+    __attribute__((format(printf, 1, 2)));
 void PushErrorMessageV(const char* format, va_list args);
 
 // Records the message and returns code, so a failing check reads `return Fail(code, ...)`.

@@ -21,6 +21,12 @@ std::atomic<bool> g_initialized{false};
 std::atomic<bool> g_ever_finalized{false};
 std::atomic<int64_t> g_process_deterministic{0};
 
+std::mutex g_finalize_hooks_mutex;
+std::vector<void (*)()>& FinalizeHooks() {
+  static auto* hooks = new std::vector<void (*)()>;
+  return *hooks;
+}
+
 // aclInit and aclFinalize run one at a time, so an aclInit cannot land inside a teardown.
 std::mutex g_lifecycle_mutex;
 
@@ -67,6 +73,11 @@ aclError CheckOption(const char* api, aclSysParamOpt opt) {
 }
 
 }  // namespace
+
+void AddFinalizeHook(void (*hook)()) {
+  std::lock_guard<std::mutex> lock(g_finalize_hooks_mutex);
+  FinalizeHooks().push_back(hook);
+}
 
 bool RuntimeInitialized() { return g_initialized.load(std::memory_order_acquire); }
 
@@ -116,6 +127,12 @@ extern "C" aclError aclFinalize(void) {
     oa::g_default_context = nullptr;
   }
   oa::ReleaseAllMemory();
+  std::vector<void (*)()> hooks;
+  {
+    std::lock_guard<std::mutex> lock(oa::g_finalize_hooks_mutex);
+    hooks = oa::FinalizeHooks();
+  }
+  for (void (*hook)() : hooks) hook();
   oa::g_ever_finalized.store(true);
   return ACL_SUCCESS;
 }

@@ -6,6 +6,11 @@
 
 #include "acl/acl_base.h"
 
+// The few internal services openaclnn's companion libraries (libhccl) call: exported from
+// libopenaclnn.so although they are no public API (no public header declares them), so a
+// companion queues work on the same streams instead of running a second runtime.
+#define OA_COMPANION_API __attribute__((visibility("default")))
+
 namespace oa {
 
 bool RuntimeInitialized();
@@ -17,7 +22,11 @@ using StreamTask = std::function<std::string()>;
 // Appends task to the stream's in-order queue (null handle = default stream). Fails with
 // ACL_ERROR_UNINITIALIZE before aclInit and ACL_ERROR_INVALID_RESOURCE_HANDLE for a handle
 // that is not a live stream; the message names api.
-aclError EnqueueOnStream(aclrtStream stream, const char* api, StreamTask task);
+OA_COMPANION_API aclError EnqueueOnStream(aclrtStream stream, const char* api, StreamTask task);
+
+// Runs hook at every aclFinalize once the streams are drained and destroyed (libhccl
+// finalizes MPI there if it initialized it). Hooks run in registration order.
+OA_COMPANION_API void AddFinalizeHook(void (*hook)());
 
 // The deterministic option of the calling thread's context (or the process-wide one).
 bool DeterministicEnabled();

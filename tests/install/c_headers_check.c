@@ -4,7 +4,13 @@
 #include "acl/acl_rt.h"
 #include "aclnn/acl_meta.h"
 #include "aclnn/aclnn_base.h"
+#include "hccl/hccl.h"
+#include "hccl/hccl_comm.h"
+#include "hccl/hccl_types.h"
 #include "openaclnn/openaclnn_info.h"
+
+/* HCCL_ROOT_INFO_BYTES sizes arrays in C too, and the root info keeps upstream's size. */
+typedef char hccl_root_info_is_4108_bytes[sizeof(HcclRootInfo) == 4108 && HCCL_ROOT_INFO_BYTES == 4108 ? 1 : -1];
 
 int main(void) {
   aclFloat16 one = aclFloatToFloat16(1.0f);

@@ -2,6 +2,8 @@
 # Installs the library into a scratch prefix, then builds CANN-style clients against the
 # installed package only: with CMake (find_package + plain target names), with
 # -lascendcl -lnnopbase -lopapi, and with pkg-config; runs the client under AddressSanitizer.
+# The HCCL client builds with -lhccl -lhcomm, find_package(... COMPONENTS hccl) and
+# pkg-config openaclnn-hccl, and runs alone and under mpirun; so does the SyncBN example.
 set -euo pipefail
 build_dir=$1
 source_dir=$2
@@ -39,4 +41,28 @@ echo "== pkg-config"
 flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs openaclnn)
 c++ -std=c++17 "$source_dir/examples/runtime_client/main.cpp" $flags -o "$work/pkgconfig_client"
 "$work/pkgconfig_client" >/dev/null
+echo "== HCCL client with CANN's link line -lhccl -lhcomm -lascendcl -lnnopbase -lopapi (mpicxx)"
+# OMPI_SKIP_MPICXX: Open MPI's deprecated C++ bindings do not compile warning-free.
+mpicxx -std=c++17 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$prefix/include" "$source_dir/examples/hccl_all_reduce/main.cpp" \
+    -L"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi -o "$work/hccl_client"
+"$work/hccl_client" >/dev/null  # a singleton, no mpirun
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    mpirun --oversubscribe -np 2 "$work/hccl_client"
+
+echo "== SyncBN example with the same link line, alone and under mpirun"
+mpicxx -std=c++17 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$prefix/include" "$source_dir/examples/sync_batch_norm/main.cpp" \
+    -L"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi -o "$work/sync_batch_norm"
+"$work/sync_batch_norm" >/dev/null
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    mpirun --oversubscribe -np 3 "$work/sync_batch_norm" --channels-last
+
+echo "== CMake find_package(openaclnn COMPONENTS hccl) client"
+cmake -S "$source_dir/examples/hccl_all_reduce" -B "$work/cmake_hccl" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake_hccl" >/dev/null
+"$work/cmake_hccl/example_hccl_all_reduce" >/dev/null
+
+echo "== pkg-config openaclnn-hccl"
+flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs openaclnn-hccl)
+mpicxx -std=c++17 "$source_dir/examples/hccl_all_reduce/main.cpp" $flags -o "$work/pkgconfig_hccl_client"
+"$work/pkgconfig_hccl_client" >/dev/null
 echo "install client test passed"

@@ -54,4 +54,27 @@ echo "== plain link line with CANN library names"
 c++ -std=c++17 -Wall -Wextra -Werror -I"$root/usr/include" "$source_dir/examples/runtime_client/main.cpp" \
     -L"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/plain_client"
 "$work/plain_client"
+echo "== HCCL packages: openaclnn-hccl carries the Open MPI dependency, openaclnn does not"
+hccl_deb=$work/packages/openaclnn-hccl_${version}_${arch}.deb
+hccl_dev_deb=$work/packages/openaclnn-hccl-dev_${version}_${arch}.deb
+ls "$hccl_deb" "$hccl_dev_deb"
+hccl_depends=$(dpkg-deb -f "$hccl_deb" Depends)
+echo "openaclnn-hccl Depends: $hccl_depends"
+grep -q "libopenmpi" <<<"$hccl_depends" || { echo "openaclnn-hccl does not depend on Open MPI"; exit 1; }
+if grep -qi "mpi" <<<"$runtime_depends"; then echo "openaclnn must not depend on MPI"; exit 1; fi
+dpkg-deb -c "$hccl_deb" >"$work/hccl_files.txt"
+dpkg-deb -c "$hccl_dev_deb" >"$work/hccl_dev_files.txt"
+for name in libhccl.so.0 libhcomm.so; do
+  grep -Eq "/$name( |$)" "$work/hccl_files.txt" || { echo "openaclnn-hccl lacks $name"; exit 1; }
+done
+for name in hccl/hccl.h hccl/hccl_types.h hccl/hccl_comm.h openaclnnHcclTargets.cmake openaclnn-hccl.pc libhccl.so; do
+  grep -Eq "/$name( |$)" "$work/hccl_dev_files.txt" || { echo "openaclnn-hccl-dev lacks $name"; exit 1; }
+done
+if grep -q "/hccl/" "$work/dev_files.txt"; then echo "openaclnn-dev must not ship the hccl headers"; exit 1; fi
+dpkg -x "$hccl_deb" "$root"
+dpkg -x "$hccl_dev_deb" "$root"
+mpicxx -std=c++17 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$root/usr/include" \
+    "$source_dir/examples/hccl_all_reduce/main.cpp" -L"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi \
+    -o "$work/hccl_client"
+"$work/hccl_client"
 echo "package test passed"

@@ -1,0 +1,33 @@
+/* HCCL collectives (CANN's hccl/hccl.h, shipped in libhccl). Includes the types and the
+ * communicator management functions, as older CANN releases declared them here. */
+#ifndef HCCL_H_
+#define HCCL_H_
+
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "hccl/hccl_comm.h"
+#include "hccl/hccl_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Enqueued on stream; recvBuf[i] = op over all ranks of sendBuf[i] for i < count, on every
+ * rank. sendBuf == recvBuf (in place) is allowed. */
+extern HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType, HcclReduceOp op,
+                                HcclComm comm, aclrtStream stream);
+
+/* Enqueued on stream; recvBuf holds sendCount elements of every rank, in rank order. */
+extern HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount, HcclDataType dataType,
+                                HcclComm comm, aclrtStream stream);
+
+/* Enqueued on stream; every rank's buf ends up equal to the root's. */
+extern HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType, uint32_t root, HcclComm comm,
+                                aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HCCL_H_ */

@@ -1,0 +1,260 @@
+// HCCL's single-process contract: values and sizes, every function's error paths in the
+// spec's check order, and the singleton communicator (no mpirun: collectives are local).
+// Links the shared libraries only (libhccl and libopenaclnn), as a client does.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "hccl/hccl.h"
+
+namespace {
+
+std::string LastMessage() {
+  const char* message = aclGetRecentErrMsg();
+  return message != nullptr ? message : "";
+}
+
+class HcclApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS);
+    HcclRootInfo root;
+    ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm_), HCCL_SUCCESS);
+  }
+  void TearDown() override {
+    if (comm_ != nullptr) {
+      EXPECT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
+    }
+    EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+  }
+  // A communicator that was destroyed: its handle must be refused, never dereferenced.
+  HcclComm DestroyedComm() {
+    HcclRootInfo root;
+    HcclComm comm = nullptr;
+    EXPECT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    EXPECT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS);
+    EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+    return comm;
+  }
+  aclrtStream stream_ = nullptr;
+  HcclComm comm_ = nullptr;
+};
+
+TEST(HcclTypes, ValuesAndSizesMatchUpstream) {
+  EXPECT_EQ(sizeof(HcclRootInfo), 4108u);
+  EXPECT_EQ(HCCL_ROOT_INFO_BYTES, 4108);
+  EXPECT_EQ(HCCL_E_AGAIN, 20);
+  EXPECT_EQ(HCCL_E_OOM, 24);
+  EXPECT_EQ(HCCL_E_IN_STATUS, 1041);
+  EXPECT_EQ(HCCL_E_RESERVED, 1042);
+  EXPECT_EQ(HCCL_REDUCE_MIN, 3);
+  EXPECT_EQ(HCCL_REDUCE_RESERVED, 255);
+  EXPECT_EQ(HCCL_DATA_TYPE_BFP16, 11);
+  EXPECT_EQ(HCCL_DATA_TYPE_INT128, 12);
+  EXPECT_EQ(HCCL_DATA_TYPE_HIF8, 14);
+  EXPECT_EQ(HCCL_DATA_TYPE_FP8E8M0, 17);
+  EXPECT_EQ(HCCL_DATA_TYPE_RESERVED, 255);
+}
+
+TEST(HcclErrorString, NamesEveryCode) {
+  EXPECT_STREQ(HcclGetErrorString(HCCL_SUCCESS), "HCCL_SUCCESS");
+  EXPECT_STREQ(HcclGetErrorString(HCCL_E_PARA), "HCCL_E_PARA");
+  EXPECT_STREQ(HcclGetErrorString(HCCL_E_AGAIN), "HCCL_E_AGAIN");
+  EXPECT_STREQ(HcclGetErrorString(HCCL_E_IN_STATUS), "HCCL_E_IN_STATUS");
+  EXPECT_STREQ(HcclGetErrorString(static_cast<HcclResult>(999)), "unknown HcclResult");
+}
+
+TEST(HcclRootInfo, NullIsRefusedAndEachCallIsDistinct) {
+  EXPECT_EQ(HcclGetRootInfo(nullptr), HCCL_E_PTR);
+  HcclRootInfo first, second;
+  ASSERT_EQ(HcclGetRootInfo(&first), HCCL_SUCCESS);
+  ASSERT_EQ(HcclGetRootInfo(&second), HCCL_SUCCESS);
+  EXPECT_NE(std::memcmp(&first, &second, sizeof first), 0);
+}
+
+TEST(HcclCommInitRootInfo, ChecksPointersThenRanks) {
+  HcclRootInfo root;
+  ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+  HcclComm comm = nullptr;
+  EXPECT_EQ(HcclCommInitRootInfo(1, nullptr, 0, &comm), HCCL_E_PTR);
+  EXPECT_EQ(HcclCommInitRootInfo(1, &root, 0, nullptr), HCCL_E_PTR);
+  // Null pointers come first, even with bad ranks.
+  EXPECT_EQ(HcclCommInitRootInfo(0, nullptr, 5, &comm), HCCL_E_PTR);
+  EXPECT_EQ(HcclCommInitRootInfo(0, &root, 0, &comm), HCCL_E_PARA);
+  EXPECT_EQ(HcclCommInitRootInfo(1, &root, 1, &comm), HCCL_E_PARA);
+  EXPECT_EQ(HcclCommInitRootInfo(2, &root, 1, &comm), HCCL_E_PARA);
+  // A singleton process is a job of one: two ranks cannot be.
+  EXPECT_EQ(HcclCommInitRootInfo(2, &root, 0, &comm), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("nRanks is 2"), std::string::npos) << LastMessage();
+  HcclRootInfo garbage;
+  std::memset(&garbage, 0x5A, sizeof garbage);
+  EXPECT_EQ(HcclCommInitRootInfo(1, &garbage, 0, &comm), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclGetRootInfo"), std::string::npos) << LastMessage();
+  EXPECT_EQ(comm, nullptr);
+}
+
+TEST(HcclCommInitRootInfo, SingletonWithoutMpirunOrAclInit) {
+  HcclRootInfo root;
+  ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+  HcclComm comm = nullptr;
+  ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS);
+  uint32_t size = 0, rank = 7;
+  EXPECT_EQ(HcclGetRankSize(comm, &size), HCCL_SUCCESS);
+  EXPECT_EQ(HcclGetRankId(comm, &rank), HCCL_SUCCESS);
+  EXPECT_EQ(size, 1u);
+  EXPECT_EQ(rank, 0u);
+  EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+}
+
+TEST(HcclCommInitClusterInfo, PointersThenNotSupported) {
+  HcclComm comm = nullptr;
+  EXPECT_EQ(HcclCommInitClusterInfo(nullptr, 0, &comm), HCCL_E_PTR);
+  EXPECT_EQ(HcclCommInitClusterInfo("/tmp/rank_table.json", 0, nullptr), HCCL_E_PTR);
+  EXPECT_EQ(HcclCommInitClusterInfo("/tmp/rank_table.json", 0, &comm), HCCL_E_NOT_SUPPORT);
+}
+
+TEST_F(HcclApiTest, QueriesRefuseNullAndDestroyedCommunicators) {
+  uint32_t value = 0;
+  EXPECT_EQ(HcclGetRankSize(nullptr, &value), HCCL_E_PTR);
+  EXPECT_EQ(HcclGetRankSize(comm_, nullptr), HCCL_E_PTR);
+  EXPECT_EQ(HcclGetRankId(nullptr, &value), HCCL_E_PTR);
+  EXPECT_EQ(HcclGetRankId(comm_, nullptr), HCCL_E_PTR);
+  HcclComm destroyed = DestroyedComm();
+  EXPECT_EQ(HcclGetRankSize(destroyed, &value), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclGetRankId(destroyed, &value), HCCL_E_PARA);
+  // A handle that never was a communicator.
+  EXPECT_EQ(HcclGetRankId(reinterpret_cast<HcclComm>(&value), &value), HCCL_E_PARA);
+}
+
+TEST_F(HcclApiTest, DestroyRefusesNullAndDestroyed) {
+  EXPECT_EQ(HcclCommDestroy(nullptr), HCCL_E_PTR);
+  HcclComm destroyed = DestroyedComm();
+  EXPECT_EQ(HcclCommDestroy(destroyed), HCCL_E_PARA);
+}
+
+TEST_F(HcclApiTest, AllReduceCheckOrder) {
+  float data[4] = {1, 2, 3, 4};
+  float out[4] = {};
+  // count == 0 succeeds before any other check, even with null everything.
+  EXPECT_EQ(HcclAllReduce(nullptr, nullptr, 0, HCCL_DATA_TYPE_RESERVED, HCCL_REDUCE_RESERVED, nullptr, nullptr),
+            HCCL_SUCCESS);
+  EXPECT_EQ(HcclAllReduce(nullptr, nullptr, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllReduce(nullptr, nullptr, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, nullptr, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllReduce(nullptr, nullptr, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllReduce(data, nullptr, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("recvBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllReduce(data, out, 0x800000000ull, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_PARA);
+  // The count limit comes before the type check.
+  EXPECT_EQ(HcclAllReduce(data, out, 0x800000000ull, HCCL_DATA_TYPE_UINT8, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_PARA);
+  for (HcclDataType type : {HCCL_DATA_TYPE_UINT8, HCCL_DATA_TYPE_UINT16, HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_INT128,
+                            HCCL_DATA_TYPE_HIF8, HCCL_DATA_TYPE_FP8E4M3, HCCL_DATA_TYPE_FP8E5M2, HCCL_DATA_TYPE_FP8E8M0,
+                            static_cast<HcclDataType>(13), HCCL_DATA_TYPE_RESERVED}) {
+    EXPECT_EQ(HcclAllReduce(data, out, 4, type, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_NOT_SUPPORT) << type;
+  }
+  for (HcclDataType type : {HCCL_DATA_TYPE_INT16, HCCL_DATA_TYPE_BFP16}) {
+    EXPECT_EQ(HcclAllReduce(data, out, 4, type, HCCL_REDUCE_PROD, comm_, stream_), HCCL_E_NOT_SUPPORT) << type;
+  }
+  // The type check comes before the op check.
+  EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_UINT8, HCCL_REDUCE_RESERVED, comm_, stream_),
+            HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_FP32, static_cast<HcclReduceOp>(4), comm_, stream_),
+            HCCL_E_PARA);
+  EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_RESERVED, comm_, stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, DestroyedComm(), stream_), HCCL_E_PARA);
+  // A stale communicator is found before the type and op checks (as in Broadcast).
+  EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_UINT8, HCCL_REDUCE_RESERVED, DestroyedComm(), stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+  // A stream handle the runtime does not know.
+  EXPECT_EQ(HcclAllReduce(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, reinterpret_cast<aclrtStream>(8)),
+            HCCL_E_RUNTIME);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (float value : out) EXPECT_EQ(value, 0.0f);  // nothing ran
+}
+
+TEST_F(HcclApiTest, AllGatherCheckOrder) {
+  int32_t data[3] = {1, 2, 3};
+  int32_t out[3] = {};
+  EXPECT_EQ(HcclAllGather(nullptr, nullptr, 0, HCCL_DATA_TYPE_RESERVED, nullptr, nullptr), HCCL_SUCCESS);
+  EXPECT_EQ(HcclAllGather(nullptr, nullptr, 3, HCCL_DATA_TYPE_INT32, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGather(nullptr, nullptr, 3, HCCL_DATA_TYPE_INT32, nullptr, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGather(nullptr, out, 3, HCCL_DATA_TYPE_INT32, comm_, stream_), HCCL_E_PTR);
+  EXPECT_EQ(HcclAllGather(data, nullptr, 3, HCCL_DATA_TYPE_INT32, comm_, stream_), HCCL_E_PTR);
+  EXPECT_EQ(HcclAllGather(data, out, 0x800000000ull, HCCL_DATA_TYPE_INT32, comm_, stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_INT128, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclAllGather(data, out, 3, static_cast<HcclDataType>(13), comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_RESERVED, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_INT32, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_INT128, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclAllGather(data, out, 3, HCCL_DATA_TYPE_INT32, comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
+}
+
+TEST_F(HcclApiTest, BroadcastCheckOrder) {
+  float data[2] = {1, 2};
+  EXPECT_EQ(HcclBroadcast(nullptr, 0, HCCL_DATA_TYPE_RESERVED, 9, nullptr, nullptr), HCCL_SUCCESS);
+  // Broadcast tests comm, buf, stream in that order.
+  EXPECT_EQ(HcclBroadcast(nullptr, 2, HCCL_DATA_TYPE_FP32, 0, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBroadcast(nullptr, 2, HCCL_DATA_TYPE_FP32, 0, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("buf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBroadcast(data, 2, HCCL_DATA_TYPE_FP32, 0, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBroadcast(data, 0x800000000ull, HCCL_DATA_TYPE_FP32, 0, comm_, stream_), HCCL_E_PARA);
+  // root before the type.
+  EXPECT_EQ(HcclBroadcast(data, 2, HCCL_DATA_TYPE_INT128, 1, comm_, stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclBroadcast(data, 2, HCCL_DATA_TYPE_INT128, 0, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclBroadcast(data, 2, static_cast<HcclDataType>(42), 0, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclBroadcast(data, 2, HCCL_DATA_TYPE_FP32, 0, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclBroadcast(data, 2, HCCL_DATA_TYPE_FP32, 0, comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
+}
+
+TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
+  std::vector<float> send = {1.5f, -2.0f, 3.25f};
+  std::vector<float> staged(3, 0.0f), reduced(3, -1.0f), gathered(3, -1.0f), copied(3, -1.0f);
+  // Work before the collective (a copy into its input) and after it (a copy of its output)
+  // on the same stream, without host synchronisation in between.
+  ASSERT_EQ(aclrtMemcpyAsync(staged.data(), 12, send.data(), 12, ACL_MEMCPY_HOST_TO_DEVICE, stream_), ACL_SUCCESS);
+  ASSERT_EQ(HcclAllReduce(staged.data(), reduced.data(), 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MAX, comm_, stream_),
+            HCCL_SUCCESS);
+  ASSERT_EQ(HcclAllGather(reduced.data(), gathered.data(), 3, HCCL_DATA_TYPE_FP32, comm_, stream_), HCCL_SUCCESS);
+  ASSERT_EQ(HcclBroadcast(gathered.data(), 3, HCCL_DATA_TYPE_FP32, 0, comm_, stream_), HCCL_SUCCESS);
+  ASSERT_EQ(aclrtMemcpyAsync(copied.data(), 12, gathered.data(), 12, ACL_MEMCPY_DEVICE_TO_HOST, stream_), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(copied, send);
+  // In place.
+  ASSERT_EQ(HcclAllReduce(copied.data(), copied.data(), 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_),
+            HCCL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(copied, send);
+  EXPECT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
+  comm_ = nullptr;
+}
+
+TEST(HcclCollectives, BeforeAclInitTheRuntimeRefuses) {
+  HcclRootInfo root;
+  HcclComm comm = nullptr;
+  ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+  ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS);
+  float value = 1.0f;
+  EXPECT_EQ(HcclAllReduce(&value, &value, 1, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
+                          reinterpret_cast<aclrtStream>(0x1000)),
+            HCCL_E_RUNTIME);
+  EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);  // the refused call left nothing pending
+}
+
+}  // namespace

@@ -1,0 +1,611 @@
+// HCCL under mpirun (tests/hccl/CMakeLists.txt runs it for W = 1..4). One program, one
+// scenario per first argument; every rank checks its own results and the job agrees on
+// the verdict, so mpirun's exit status is the test's.
+//
+//   collectives           CANN-style bootstrap (MPI_Init, rank 0 HcclGetRootInfo, MPI_Bcast of
+//                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce for every
+//                         type and op, AllGather, Broadcast, stream order with operator work
+//                         before and after, the default and deterministic floating sums
+//   no-mpi-calls DIR      the program never calls MPI: libhccl initializes (and aclFinalize
+//                         finalizes) it; the root info travels through a file in DIR
+//   bootstrap CASE        disagreeing HcclCommInitRootInfo calls: every rank gets HCCL_E_PARA
+//   mismatch              different count / dataType / collective on two ranks: every rank's
+//                         aclrtSynchronizeStream reports the failure, later collectives work
+//   pending-destroy       HcclCommDestroy with a collective pending: HCCL_E_AGAIN
+//   deterministic-digest  prints a digest of deterministic sums (two runs must agree)
+//   fault exit|abort      the last rank dies before a collective; mpirun must end the job
+#include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_batch_norm_stats.h"
+#include "core/half.h"
+#include "hccl/hccl.h"
+
+namespace {
+
+int g_rank = 0;
+int g_size = 1;
+int g_failures = 0;
+
+void Failure(const char* format, ...) __attribute__((format(printf, 1, 2)));
+void Failure(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::fprintf(stderr, "rank %d: FAILED: ", g_rank);
+  std::vfprintf(stderr, format, args);
+  std::fprintf(stderr, "\n");
+  va_end(args);
+  ++g_failures;
+}
+
+#define EXPECT(cond, ...)          \
+  do {                             \
+    if (!(cond)) Failure(__VA_ARGS__); \
+  } while (0)
+
+#define REQUIRE_HCCL(call)                                                                        \
+  do {                                                                                            \
+    HcclResult status_ = (call);                                                                  \
+    if (status_ != HCCL_SUCCESS) {                                                                \
+      Failure("%s returned %s: %s", #call, HcclGetErrorString(status_), aclGetRecentErrMsg());    \
+      return;                                                                                     \
+    }                                                                                             \
+  } while (0)
+
+#define REQUIRE_ACL(call)                                                                         \
+  do {                                                                                            \
+    aclError status_ = (call);                                                                    \
+    if (status_ != ACL_SUCCESS) {                                                                 \
+      Failure("%s returned %d: %s", #call, static_cast<int>(status_), aclGetRecentErrMsg());      \
+      return;                                                                                     \
+    }                                                                                             \
+  } while (0)
+
+// ---------------------------------------------------------------------------------------
+// Typed storage: every rank can compute every rank's input, hence the expected result.
+
+template <typename T>
+struct Plain {
+  using Storage = T;
+  static Storage From(double value) { return static_cast<T>(value); }
+  static double To(Storage bits) { return static_cast<double>(bits); }
+};
+struct Fp16 {
+  using Storage = uint16_t;
+  static Storage From(double value) { return oa::FloatToHalf(static_cast<float>(value)); }
+  static double To(Storage bits) { return oa::HalfToFloat(bits); }
+};
+struct Bf16 {
+  using Storage = uint16_t;
+  static Storage From(double value) { return oa::FloatToBf16(static_cast<float>(value)); }
+  static double To(Storage bits) { return oa::Bf16ToFloat(bits); }
+};
+
+// Inputs chosen so that every result is exact in every type and any summation order:
+// small multiples of 1/4 for sums, max and min (unsigned: non-negative), and ±1, 2, 1/2 for
+// products (integers: ±1, 2).
+double ExactInput(HcclReduceOp op, bool is_unsigned, bool is_integer, int rank, uint64_t i) {
+  const uint64_t h = (static_cast<uint64_t>(rank) * 2654435761u + i * 40503u + 17u) % 97u;
+  if (op == HCCL_REDUCE_PROD) {
+    static const double factors[] = {1.0, -1.0, 2.0, 0.5};
+    double factor = factors[h % 4];
+    if (is_integer && factor == 0.5) factor = 1.0;
+    if (is_unsigned && factor < 0) factor = 2.0;
+    return factor;
+  }
+  double value = static_cast<double>(h % 32) - (is_unsigned ? 0.0 : 16.0);
+  if (!is_integer) value /= 4.0;
+  return value;
+}
+
+double Reduce(HcclReduceOp op, double a, double b) {
+  switch (op) {
+    case HCCL_REDUCE_SUM: return a + b;
+    case HCCL_REDUCE_PROD: return a * b;
+    case HCCL_REDUCE_MAX: return a > b ? a : b;
+    default: return a < b ? a : b;
+  }
+}
+
+template <typename Type>
+void CheckAllReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
+                    bool is_unsigned, uint64_t count, bool in_place) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> send(count), recv(count);
+  for (uint64_t i = 0; i < count; ++i) send[i] = Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, i));
+  Storage* target = in_place ? send.data() : recv.data();
+  REQUIRE_HCCL(HcclAllReduce(send.data(), target, count, type, op, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    double expected = ExactInput(op, is_unsigned, is_integer, 0, i);
+    for (int r = 1; r < g_size; ++r) expected = Reduce(op, expected, ExactInput(op, is_unsigned, is_integer, r, i));
+    const Storage want = Type::From(expected);
+    if (std::memcmp(&target[i], &want, sizeof want) != 0) {
+      Failure("AllReduce type %d op %d count %llu%s: element %llu is %g, expected %g", type, op,
+              static_cast<unsigned long long>(count), in_place ? " in place" : "", static_cast<unsigned long long>(i),
+              Type::To(target[i]), expected);
+      return;
+    }
+  }
+}
+
+template <typename Type>
+void CheckAllReduceOps(HcclComm comm, aclrtStream stream, HcclDataType type, bool is_integer, bool is_unsigned,
+                       bool prod) {
+  for (HcclReduceOp op : {HCCL_REDUCE_SUM, HCCL_REDUCE_PROD, HCCL_REDUCE_MAX, HCCL_REDUCE_MIN}) {
+    if (op == HCCL_REDUCE_PROD && !prod) continue;
+    for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1000}}) {
+      CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
+      CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true);
+    }
+  }
+}
+
+void CheckAllReduceAllTypes(HcclComm comm, aclrtStream stream) {
+  CheckAllReduceOps<Plain<int8_t>>(comm, stream, HCCL_DATA_TYPE_INT8, true, false, true);
+  CheckAllReduceOps<Plain<int16_t>>(comm, stream, HCCL_DATA_TYPE_INT16, true, false, false);
+  CheckAllReduceOps<Plain<int32_t>>(comm, stream, HCCL_DATA_TYPE_INT32, true, false, true);
+  CheckAllReduceOps<Plain<int64_t>>(comm, stream, HCCL_DATA_TYPE_INT64, true, false, true);
+  CheckAllReduceOps<Plain<uint64_t>>(comm, stream, HCCL_DATA_TYPE_UINT64, true, true, true);
+  CheckAllReduceOps<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, false, false, true);
+  CheckAllReduceOps<Plain<double>>(comm, stream, HCCL_DATA_TYPE_FP64, false, false, true);
+  CheckAllReduceOps<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, false, false, true);
+  CheckAllReduceOps<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, false, false, false);
+}
+
+// Irregular values whose sums do round: the default mode must give every rank the same
+// bits; the deterministic mode must give exactly the rank-ordered sum (fp16/bf16
+// accumulated in fp32 and rounded once).
+float RandomInput(int rank, uint64_t i) {
+  uint64_t state = (static_cast<uint64_t>(rank) + 1) * 0x9E3779B97F4A7C15ull ^ (i + 1) * 0xBF58476D1CE4E5B9ull;
+  state ^= state >> 31;
+  state *= 0x94D049BB133111EBull;
+  state ^= state >> 29;
+  return static_cast<float>(static_cast<double>(state >> 11) / 9007199254740992.0 * 2.0 - 1.0) *
+         (1.0f + static_cast<float>(i % 5) * 100.0f);
+}
+
+template <typename Type>
+std::vector<typename Type::Storage> RandomSum(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> data(count);
+  for (uint64_t i = 0; i < count; ++i) data[i] = Type::From(RandomInput(g_rank, i));
+  if (HcclAllReduce(data.data(), data.data(), count, type, HCCL_REDUCE_SUM, comm, stream) != HCCL_SUCCESS ||
+      aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+    Failure("random AllReduce of type %d failed: %s", type, aclGetRecentErrMsg());
+  }
+  return data;
+}
+
+template <typename Type>
+void CheckSameBitsEverywhere(const std::vector<typename Type::Storage>& result, const char* what) {
+  const int bytes = static_cast<int>(result.size() * sizeof(result[0]));
+  std::vector<unsigned char> all(static_cast<size_t>(bytes) * g_size);
+  MPI_Allgather(result.data(), bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, MPI_COMM_WORLD);
+  for (int r = 1; r < g_size; ++r) {
+    EXPECT(std::memcmp(all.data(), &all[static_cast<size_t>(r) * bytes], bytes) == 0,
+           "%s: rank %d's result differs from rank 0's", what, r);
+  }
+}
+
+template <typename Type>
+void CheckOrderedSum(const std::vector<typename Type::Storage>& result, const char* what) {
+  for (uint64_t i = 0; i < result.size(); ++i) {
+    // The inputs as the ranks stored them, summed in rank order in fp32.
+    float sum = static_cast<float>(Type::To(Type::From(RandomInput(0, i))));
+    for (int r = 1; r < g_size; ++r) sum += static_cast<float>(Type::To(Type::From(RandomInput(r, i))));
+    const typename Type::Storage want = Type::From(sum);
+    if (std::memcmp(&result[i], &want, sizeof want) != 0) {
+      Failure("%s: element %llu is %.9g, the rank-ordered sum is %.9g", what, static_cast<unsigned long long>(i),
+              Type::To(result[i]), Type::To(want));
+      return;
+    }
+  }
+}
+
+void CheckFloatingSums(HcclComm comm, aclrtStream stream) {
+  const uint64_t count = 4099;
+  // Default mode: MPI's algorithm; the same bits on every rank, close to the exact sum.
+  unsetenv("HCCL_DETERMINISTIC");
+  std::vector<float> fp32 = RandomSum<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count);
+  CheckSameBitsEverywhere<Plain<float>>(fp32, "default fp32 sum");
+  for (uint64_t i = 0; i < count; ++i) {
+    double exact = 0;
+    for (int r = 0; r < g_size; ++r) exact += RandomInput(r, i);
+    EXPECT(std::fabs(fp32[i] - exact) <= 1e-6 * g_size * 500, "default fp32 sum element %llu: %g vs %g",
+           static_cast<unsigned long long>(i), fp32[i], exact);
+  }
+  CheckSameBitsEverywhere<Fp16>(RandomSum<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count), "default fp16 sum");
+  CheckSameBitsEverywhere<Bf16>(RandomSum<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count), "default bf16 sum");
+
+  // Deterministic through the environment variable...
+  setenv("HCCL_DETERMINISTIC", "true", 1);
+  CheckOrderedSum<Plain<float>>(RandomSum<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count), "deterministic fp32");
+  CheckOrderedSum<Fp16>(RandomSum<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count), "deterministic fp16");
+  CheckOrderedSum<Bf16>(RandomSum<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count), "deterministic bf16");
+  unsetenv("HCCL_DETERMINISTIC");
+  // ...and through the context option.
+  REQUIRE_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1));
+  CheckOrderedSum<Bf16>(RandomSum<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count), "ACL_OPT_DETERMINISTIC bf16");
+  CheckOrderedSum<Plain<float>>(RandomSum<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count),
+                                "ACL_OPT_DETERMINISTIC fp32");
+  REQUIRE_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 0));
+}
+
+template <typename T>
+void CheckAllGather(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count, bool in_place) {
+  std::vector<T> recv(count * g_size, T{});
+  std::vector<T> send(count);
+  for (uint64_t i = 0; i < count; ++i) send[i] = static_cast<T>(g_rank * 31 + i % 29);
+  T* source = send.data();
+  if (in_place) {
+    std::copy(send.begin(), send.end(), recv.begin() + static_cast<ptrdiff_t>(g_rank * count));
+    source = recv.data() + g_rank * count;
+  }
+  REQUIRE_HCCL(HcclAllGather(source, recv.data(), count, type, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int r = 0; r < g_size; ++r) {
+    for (uint64_t i = 0; i < count; ++i) {
+      const T want = static_cast<T>(r * 31 + i % 29);
+      if (recv[r * count + i] != want) {
+        Failure("AllGather type %d count %llu%s: block %d element %llu wrong", type,
+                static_cast<unsigned long long>(count), in_place ? " in place" : "", r,
+                static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+  }
+}
+
+void CheckBroadcast(HcclComm comm, aclrtStream stream) {
+  for (int root = 0; root < g_size; ++root) {
+    std::vector<int64_t> data(1001);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = g_rank == root ? static_cast<int64_t>(i * 7 + root) : -1;
+    REQUIRE_HCCL(HcclBroadcast(data.data(), data.size(), HCCL_DATA_TYPE_INT64, static_cast<uint32_t>(root), comm, stream));
+    std::vector<float> small(3, g_rank == root ? 2.5f : 0.0f);
+    REQUIRE_HCCL(HcclBroadcast(small.data(), 3, HCCL_DATA_TYPE_FP32, static_cast<uint32_t>(root), comm, stream));
+    REQUIRE_ACL(aclrtSynchronizeStream(stream));
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (data[i] != static_cast<int64_t>(i * 7 + root)) {
+        Failure("Broadcast from root %d: element %zu is %lld", root, i, static_cast<long long>(data[i]));
+        break;
+      }
+    }
+    EXPECT(small[0] == 2.5f && small[2] == 2.5f, "fp32 Broadcast from root %d", root);
+  }
+}
+
+// aclnnBatchNormStats before the collective writes its input, another after it reads its
+// output; one synchronisation at the end. A collective that ran early would see the NaN
+// fill, one that ran late would leave the second operator reading garbage.
+void CheckStreamOrderWithOperators(HcclComm comm, aclrtStream stream) {
+  const int64_t channels = 5;
+  std::vector<float> x(2 * channels);
+  for (int64_t c = 0; c < channels; ++c) {
+    x[c] = static_cast<float>(g_rank + c) - 1.0f;  // mean of the two rows: g_rank + c
+    x[channels + c] = static_cast<float>(g_rank + c) + 1.0f;
+  }
+  std::vector<float> stats(2 * channels, NAN), reduced(channels, NAN), after(2 * channels, NAN);
+  const int64_t x_shape[] = {2, channels}, vector_shape[] = {channels}, row_shape[] = {1, channels};
+  aclTensor* x_tensor = aclCreateTensor(x_shape, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, x_shape, 2, x.data());
+  aclTensor* mean = aclCreateTensor(vector_shape, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, vector_shape, 1, stats.data());
+  aclTensor* invstd =
+      aclCreateTensor(vector_shape, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, vector_shape, 1, stats.data() + channels);
+  aclTensor* reduced_row = aclCreateTensor(row_shape, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, row_shape, 2, reduced.data());
+  aclTensor* after_mean =
+      aclCreateTensor(vector_shape, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, vector_shape, 1, after.data());
+  aclTensor* after_invstd =
+      aclCreateTensor(vector_shape, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, vector_shape, 1, after.data() + channels);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  std::vector<unsigned char> workspace_before, workspace_after;  // freed after the synchronisation
+  if (aclnnBatchNormStatsGetWorkspaceSize(x_tensor, 1e-5, mean, invstd, &workspace_size, &executor) != 0 ||
+      (workspace_before.resize(workspace_size),
+       aclnnBatchNormStats(workspace_before.data(), workspace_size, executor, stream) != 0)) {
+    Failure("aclnnBatchNormStats before the collective: %s", aclGetRecentErrMsg());
+  }
+  EXPECT(HcclAllReduce(stats.data(), reduced.data(), channels, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) ==
+             HCCL_SUCCESS, "HcclAllReduce between operators: %s", aclGetRecentErrMsg());
+  if (aclnnBatchNormStatsGetWorkspaceSize(reduced_row, 1e-5, after_mean, after_invstd, &workspace_size, &executor) != 0 ||
+      (workspace_after.resize(workspace_size),
+       aclnnBatchNormStats(workspace_after.data(), workspace_size, executor, stream) != 0)) {
+    Failure("aclnnBatchNormStats after the collective: %s", aclGetRecentErrMsg());
+  }
+  EXPECT(aclrtSynchronizeStream(stream) == ACL_SUCCESS, "synchronize: %s", aclGetRecentErrMsg());
+  for (int64_t c = 0; c < channels; ++c) {
+    const double expected = g_size * static_cast<double>(c) + g_size * (g_size - 1) / 2.0;
+    EXPECT(after[c] == expected, "operator after the collective saw %g in channel %lld, expected %g", after[c],
+           static_cast<long long>(c), expected);
+  }
+  for (aclTensor* tensor : {x_tensor, mean, invstd, reduced_row, after_mean, after_invstd}) aclDestroyTensor(tensor);
+}
+
+// Collectives of one communicator on two streams of a rank, each stream ordered on its own.
+void CheckTwoStreams(HcclComm comm, aclrtStream stream) {
+  aclrtStream second = nullptr;
+  REQUIRE_ACL(aclrtCreateStream(&second));
+  std::vector<int32_t> a(100, g_rank + 1), b(100, 2 * (g_rank + 1));
+  REQUIRE_HCCL(HcclAllReduce(a.data(), a.data(), a.size(), HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  REQUIRE_HCCL(HcclAllReduce(b.data(), b.data(), b.size(), HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, second));
+  REQUIRE_ACL(aclrtSynchronizeStream(second));
+  const int32_t sum = g_size * (g_size + 1) / 2;
+  EXPECT(a[99] == sum && b[0] == 2 * sum, "two streams: %d %d, expected %d %d", a[99], b[0], sum, 2 * sum);
+  REQUIRE_ACL(aclrtDestroyStream(second));
+}
+
+// CANN's sample bootstrap: rank 0 makes the root info, MPI_Bcast ships the 4108 bytes.
+HcclComm CannStyleInit() {
+  HcclRootInfo root;
+  if (g_rank == 0 && HcclGetRootInfo(&root) != HCCL_SUCCESS) Failure("HcclGetRootInfo");
+  MPI_Bcast(&root, HCCL_ROOT_INFO_BYTES, MPI_CHAR, 0, MPI_COMM_WORLD);
+  HcclComm comm = nullptr;
+  const HcclResult status = HcclCommInitRootInfo(static_cast<uint32_t>(g_size), &root, static_cast<uint32_t>(g_rank), &comm);
+  if (status != HCCL_SUCCESS) {
+    Failure("HcclCommInitRootInfo: %s %s", HcclGetErrorString(status), aclGetRecentErrMsg());
+    return nullptr;
+  }
+  uint32_t size = 0, rank = 0;
+  EXPECT(HcclGetRankSize(comm, &size) == HCCL_SUCCESS && size == static_cast<uint32_t>(g_size), "HcclGetRankSize");
+  EXPECT(HcclGetRankId(comm, &rank) == HCCL_SUCCESS && rank == static_cast<uint32_t>(g_rank), "HcclGetRankId");
+  return comm;
+}
+
+struct Device {
+  aclrtStream stream = nullptr;
+  bool Open() {
+    return aclInit(nullptr) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS && aclrtCreateStream(&stream) == ACL_SUCCESS;
+  }
+  void Close() {
+    EXPECT(aclrtDestroyStream(stream) == ACL_SUCCESS, "aclrtDestroyStream");
+    EXPECT(aclrtResetDevice(0) == ACL_SUCCESS, "aclrtResetDevice");
+    EXPECT(aclFinalize() == ACL_SUCCESS, "aclFinalize");
+  }
+};
+
+void RunCollectives() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  CheckAllReduceAllTypes(comm, device.stream);
+  CheckFloatingSums(comm, device.stream);
+  for (uint64_t count : {uint64_t{1}, uint64_t{13}, uint64_t{2049}}) {
+    CheckAllGather<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, count, false);
+    CheckAllGather<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, count, true);
+    CheckAllGather<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, count, false);
+    CheckAllGather<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_FP16, count, true);
+    CheckAllGather<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, count, false);
+  }
+  CheckBroadcast(comm, device.stream);
+  CheckStreamOrderWithOperators(comm, device.stream);
+  CheckTwoStreams(comm, device.stream);
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
+  EXPECT(HcclCommDestroy(comm) == HCCL_E_PARA, "second HcclCommDestroy");
+  device.Close();
+}
+
+// The program never calls MPI: libhccl initializes it on first use and aclFinalize
+// finalizes it (mpirun fails the job if a process exits without MPI_Finalize).
+void RunWithoutMpiCalls(const char* directory) {
+  const char* rank_text = std::getenv("OMPI_COMM_WORLD_RANK");
+  const char* size_text = std::getenv("OMPI_COMM_WORLD_SIZE");
+  g_rank = rank_text != nullptr && *rank_text != '\0' ? std::atoi(rank_text) : 0;
+  g_size = size_text != nullptr && *size_text != '\0' ? std::atoi(size_text) : 1;
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclRootInfo root;
+  // Named after the MPI job, so a file left by an earlier run is never mistaken for ours.
+  const char* job = std::getenv("OMPI_MCA_ess_base_jobid");
+  mkdir(directory, 0755);
+  const std::string path = std::string(directory) + "/root_info." + (job != nullptr ? job : "singleton");
+  if (g_rank == 0) {
+    if (HcclGetRootInfo(&root) != HCCL_SUCCESS) return Failure("HcclGetRootInfo");
+    const std::string scratch = path + ".tmp";
+    std::ofstream(scratch, std::ios::binary).write(root.internal, HCCL_ROOT_INFO_BYTES);
+    std::rename(scratch.c_str(), path.c_str());  // readers see all 4108 bytes or nothing
+  } else {
+    for (int attempt = 0;; ++attempt) {
+      std::ifstream file(path, std::ios::binary);
+      if (file && file.read(root.internal, HCCL_ROOT_INFO_BYTES)) break;
+      if (attempt > 3000) return Failure("no root info at %s", path.c_str());
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  HcclComm comm = nullptr;
+  REQUIRE_HCCL(HcclCommInitRootInfo(static_cast<uint32_t>(g_size), &root, static_cast<uint32_t>(g_rank), &comm));
+  // Every rank has read the file once the (collective) initialization returned.
+  if (g_rank == 0) std::remove(path.c_str());
+  std::vector<float> data(10, static_cast<float>(g_rank + 1));
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), data.size(), HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
+                             device.stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(device.stream));
+  EXPECT(data[9] == g_size * (g_size + 1) / 2.0f, "sum %g", data[9]);
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
+  device.Close();
+  if (g_failures == 0) std::printf("rank %d: PASS (no MPI calls in the program)\n", g_rank);
+}
+
+// Every rank calls HcclCommInitRootInfo with a disagreement; every rank must be told.
+void RunBootstrap(const std::string& which) {
+  HcclRootInfo root;
+  if (g_rank == 0) HcclGetRootInfo(&root);
+  MPI_Bcast(&root, HCCL_ROOT_INFO_BYTES, MPI_CHAR, 0, MPI_COMM_WORLD);
+  uint32_t n_ranks = static_cast<uint32_t>(g_size);
+  uint32_t rank = static_cast<uint32_t>(g_rank);
+  if (which == "nranks-not-job-size") {
+    n_ranks = static_cast<uint32_t>(g_size + 1);
+  } else if (which == "duplicate-rank") {
+    rank = g_rank == g_size - 1 ? 0 : rank;
+  } else if (which == "different-root") {
+    HcclGetRootInfo(&root);  // each rank its own
+  } else if (which == "nranks-disagree") {
+    if (g_rank == g_size - 1) n_ranks = static_cast<uint32_t>(g_size + 1);
+  } else if (which == "rank-out-of-range") {
+    if (g_rank == g_size - 1) rank = n_ranks;
+  } else {
+    return Failure("unknown bootstrap case %s", which.c_str());
+  }
+  HcclComm comm = nullptr;
+  const HcclResult status = HcclCommInitRootInfo(n_ranks, &root, rank, &comm);
+  // W = 1: a duplicate or a different root cannot happen with one rank.
+  const bool can_disagree = g_size > 1 || which == "nranks-not-job-size" || which == "nranks-disagree" ||
+                            which == "rank-out-of-range";
+  if (can_disagree) {
+    EXPECT(status == HCCL_E_PARA, "bootstrap %s: got %s, expected HCCL_E_PARA", which.c_str(), HcclGetErrorString(status));
+  } else {
+    EXPECT(status == HCCL_SUCCESS, "bootstrap %s with one rank: %s", which.c_str(), HcclGetErrorString(status));
+    if (status == HCCL_SUCCESS) HcclCommDestroy(comm);
+  }
+}
+
+void RunMismatch() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  const bool odd = g_rank == g_size - 1 && g_size > 1;
+  std::vector<float> data(8, 1.0f);
+  // A different count on the last rank.
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), odd ? 5 : 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
+                             device.stream));
+  aclError status = aclrtSynchronizeStream(device.stream);
+  if (g_size > 1) {
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "count mismatch: aclrtSynchronizeStream returned %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "different collectives") != nullptr, "message: %s", aclGetRecentErrMsg());
+    EXPECT(data[0] == 1.0f, "a mismatched collective must not touch the data");
+  }
+  // A different dataType, then a different collective.
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, odd ? HCCL_DATA_TYPE_INT32 : HCCL_DATA_TYPE_FP32,
+                             HCCL_REDUCE_SUM, comm, device.stream));
+  status = aclrtSynchronizeStream(device.stream);
+  EXPECT(g_size == 1 || status == ACL_ERROR_RT_FAILURE, "dataType mismatch: %d", status);
+  std::vector<float> gathered(8 * g_size);
+  if (odd) {
+    REQUIRE_HCCL(HcclAllGather(data.data(), gathered.data(), 4, HCCL_DATA_TYPE_FP32, comm, device.stream));
+  } else {
+    REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
+  }
+  status = aclrtSynchronizeStream(device.stream);
+  EXPECT(g_size == 1 || status == ACL_ERROR_RT_FAILURE, "collective mismatch: %d", status);
+  // The communicator still works once the ranks agree again.
+  std::vector<float> fresh(4, 1.0f);
+  REQUIRE_HCCL(HcclAllReduce(fresh.data(), fresh.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
+  EXPECT(aclrtSynchronizeStream(device.stream) == ACL_SUCCESS, "agreeing collective after mismatches: %s",
+         aclGetRecentErrMsg());
+  EXPECT(fresh[3] == static_cast<float>(g_size), "sum after mismatches: %g", fresh[3]);
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
+  device.Close();
+}
+
+void RunPendingDestroy() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  std::vector<float> data(4, 1.0f);
+  // The last rank joins late, so rank 0's collective is certainly still pending.
+  if (g_rank == g_size - 1 && g_size > 1) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
+  if (g_rank == 0 && g_size > 1) {
+    EXPECT(HcclCommDestroy(comm) == HCCL_E_AGAIN, "HcclCommDestroy with a pending collective must say HCCL_E_AGAIN");
+    uint32_t size = 0;
+    EXPECT(HcclGetRankSize(comm, &size) == HCCL_SUCCESS, "the communicator must stay valid after HCCL_E_AGAIN");
+  }
+  REQUIRE_ACL(aclrtSynchronizeStream(device.stream));
+  EXPECT(data[0] == static_cast<float>(g_size), "sum %g", data[0]);
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy after synchronizing: %s", aclGetRecentErrMsg());
+  device.Close();
+}
+
+void RunDeterministicDigest() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  setenv("HCCL_DETERMINISTIC", "true", 1);
+  uint64_t digest = 1469598103934665603ull;  // FNV-1a over the result bytes
+  const auto mix = [&](const void* data, size_t bytes) {
+    for (size_t i = 0; i < bytes; ++i) digest = (digest ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
+  };
+  const std::vector<float> fp32 = RandomSum<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, 100003);
+  const std::vector<uint16_t> fp16 = RandomSum<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, 100003);
+  const std::vector<uint16_t> bf16 = RandomSum<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 100003);
+  mix(fp32.data(), fp32.size() * 4);
+  mix(fp16.data(), fp16.size() * 2);
+  mix(bf16.data(), bf16.size() * 2);
+  CheckOrderedSum<Plain<float>>(fp32, "deterministic fp32 (digest run)");
+  CheckSameBitsEverywhere<Plain<float>>(fp32, "deterministic fp32 (digest run)");
+  if (g_rank == 0) std::printf("digest %016llx\n", static_cast<unsigned long long>(digest));
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
+  device.Close();
+}
+
+// The last rank dies instead of joining the collective; the others block in it until
+// mpirun, seeing a process end abnormally, terminates the job.
+void RunFault(const std::string& how) {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  std::vector<float> data(1024, 1.0f);
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), data.size(), HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
+                             device.stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(device.stream));  // one good step first
+  if (g_rank == g_size - 1) {
+    std::fprintf(stderr, "rank %d: dying on purpose (%s) mid-step\n", g_rank, how.c_str());
+    if (how == "abort") std::abort();
+    std::_Exit(3);
+  }
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), data.size(), HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
+                             device.stream));
+  aclrtSynchronizeStream(device.stream);  // never returns normally: the peer is gone
+  Failure("the collective with a dead peer returned");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string scenario = argc > 1 ? argv[1] : "collectives";
+  if (scenario == "no-mpi-calls") {
+    RunWithoutMpiCalls(argc > 2 ? argv[2] : "/tmp");
+    return g_failures == 0 ? 0 : 1;
+  }
+  MPI_Init(&argc, &argv);  // as CANN's samples do: plain MPI_Init, before aclInit
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  if (scenario == "collectives") {
+    RunCollectives();
+  } else if (scenario == "bootstrap" && argc > 2) {
+    RunBootstrap(argv[2]);
+  } else if (scenario == "mismatch") {
+    RunMismatch();
+  } else if (scenario == "pending-destroy") {
+    RunPendingDestroy();
+  } else if (scenario == "deterministic-digest") {
+    RunDeterministicDigest();
+  } else if (scenario == "fault" && argc > 2) {
+    RunFault(argv[2]);
+  } else {
+    Failure("unknown scenario %s", scenario.c_str());
+  }
+  int failures = 0;
+  MPI_Allreduce(&g_failures, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (g_rank == 0) std::printf("%s on %d rank(s): %s\n", scenario.c_str(), g_size, failures == 0 ? "PASS" : "FAIL");
+  MPI_Finalize();
+  return failures == 0 ? 0 : 1;
+}
