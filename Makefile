@@ -12,7 +12,7 @@ help:
 	@echo "              AddressSanitizer+UBSan unit tests, ThreadSanitizer stream tests"
 	@echo "make test-large - the slow tier (large problems)"
 	@echo "make package - Debian packages openaclnn and openaclnn-dev in build/packages/"
-	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe"
+	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe; the SyncBN step at W = 1, 2"
 	@echo "make fuzz   - every libFuzzer target for FUZZ_SECONDS (default 60) each, ASan+UBSan"
 	@echo "make mutation-check - apply small realistic bugs one at a time; every one must make a test fail"
 
@@ -86,6 +86,12 @@ bench: deps
 	@for benchmark in build/release/bench/*/openaclnn_bench_*; do \
 	  [ -x "$$benchmark" ] || continue; \
 	  echo; echo "=== $$(basename $$benchmark)"; "$$benchmark" $(BENCH_ARGS); \
+	done
+	@echo; echo "=== SyncBN step (examples/sync_batch_norm --time): global batch [16, 64, 28, 28] fp32 on W = 1 and 2 ranks vs the single-process operators"
+	@for ranks in 1 2; do \
+	  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np $$ranks \
+	    build/release/examples/sync_batch_norm/example_sync_batch_norm --shape $$((16 / ranks)),64,28,28 --time 20 \
+	    | grep '^timing'; \
 	done
 
 # Each fuzzer first replays the inputs of past findings (fuzz/regressions/<name>/) on every
