@@ -31,6 +31,15 @@ inline FuzzTensor ChannelTensor(FuzzInput& input, const std::vector<int64_t>& ch
   return FuzzTensor(input, 1, PickFloatDtype(input), ACL_FORMAT_ND, nullptr, &channels);
 }
 
+// The very same view (the in-place calls the specs allow: Elemt's output == input,
+// ElemtBackward's gradInput == gradOut).
+inline bool SameView(const FuzzTensor& a, const FuzzTensor& b) {
+  const aclTensor* x = a.get();
+  const aclTensor* y = b.get();
+  return x != nullptr && y != nullptr && x->data == y->data && x->offset == y->offset &&
+         x->view_dims == y->view_dims && x->strides == y->strides && x->dtype == y->dtype;
+}
+
 inline bool Affordable(std::initializer_list<const FuzzTensor*> tensors) {
   for (const FuzzTensor* t : tensors) {
     if (t->ElementCount() > FuzzTensor::kMaxRunElements) return false;
