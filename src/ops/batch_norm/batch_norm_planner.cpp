@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/executor.h"
 #include "core/overlap.h"
 #include "core/simd.h"
 
@@ -33,10 +34,9 @@ constexpr int64_t kStreamLineFloats = 16;
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 uint64_t RoundUp64(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
-char* ElementPointer(const aclTensor* t) {
-  if (t == nullptr) return nullptr;
-  return static_cast<char*>(t->data) + t->offset * static_cast<int64_t>(DataTypeSize(t->dtype));
-}
+// Null without data (an empty tensor, e.g. a counter with no elements): no offset
+// arithmetic on a null pointer.
+char* ElementPointer(const aclTensor* t) { return t == nullptr ? nullptr : ElementAddress(*t); }
 
 ChannelVector MakeChannelVector(const aclTensor* t) {
   ChannelVector v;

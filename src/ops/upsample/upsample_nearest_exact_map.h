@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/executor.h"
 #include "core/handles.h"
 
 namespace oa {
@@ -73,8 +74,6 @@ inline std::vector<int64_t> InFormatOrder(const std::array<int64_t, 5>& logical,
 // A stride may be anything on an axis of length 1.
 inline bool UnitStride(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
 
-inline const char* ElementPointer(const aclTensor& tensor) {
-  return static_cast<const char*>(tensor.data) + tensor.offset * static_cast<int64_t>(DataTypeSize(tensor.dtype));
-}
+inline const char* ElementPointer(const aclTensor& tensor) { return ElementAddress(tensor); }
 
 }  // namespace oa
