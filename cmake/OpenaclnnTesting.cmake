@@ -6,7 +6,8 @@
 # themselves). Each binary links tests/support/simd_target_check.cpp, which fails the run
 # unless dispatch really uses the target its registration names.
 # Labels in use: unit (no torch; also built with sanitizers), oracle (compares with
-# libtorch), threads (ThreadSanitizer build), large (slow tier, run by `make test-large`).
+# libtorch), threads (ThreadSanitizer build), large (slow tier, run by `make test-large`),
+# pytorch (the PyTorch extension under /usr/bin/python3, tests/pytorch).
 
 if(NOT DEFINED OPENACLNN_TEST_SIMD_TARGETS)
   try_run(simd_probe_run simd_probe_compiled ${CMAKE_BINARY_DIR}/simd_targets_probe

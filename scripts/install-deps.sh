@@ -5,7 +5,8 @@ set -euo pipefail
 
 # --minimal: what the library and its examples need (make demo); --package: that plus
 # CPack's Debian tools (dpkg-shlibdeps, file) for make package; default: everything the
-# tests (the package test included) and benchmarks need too; --with-fuzz adds clang's libFuzzer.
+# tests (the package test included) and benchmarks need too; --with-fuzz adds clang's libFuzzer;
+# --pytorch: the minimal set plus libtorch-dev and python3-torch (the PyTorch extension's demo).
 # Open MPI is in every set: libhccl (the HCCL collectives) builds on it and its examples run
 # under mpirun.
 packages=(cmake ninja-build g++ make pkg-config libhwy-dev libopenmpi-dev openmpi-bin)
@@ -15,7 +16,8 @@ case "${1:-}" in
   --package) packages+=("${package_tools[@]}") ;;
   --with-fuzz) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev
                           nlohmann-json3-dev clang libclang-rt-14-dev) ;;
-  *) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev nlohmann-json3-dev
+  --pytorch) packages+=(libtorch-dev python3-torch) ;;
+  *) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev python3-torch libdnnl-dev nlohmann-json3-dev
                 "${package_tools[@]}") ;;
 esac
 

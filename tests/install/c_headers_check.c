@@ -8,6 +8,7 @@
 #include "hccl/hccl_comm.h"
 #include "hccl/hccl_types.h"
 #include "openaclnn/openaclnn_info.h"
+#include "openaclnn/openaclnn_threads.h"
 
 /* HCCL_ROOT_INFO_BYTES sizes arrays in C too, and the root info keeps upstream's size. */
 typedef char hccl_root_info_is_4108_bytes[sizeof(HcclRootInfo) == 4108 && HCCL_ROOT_INFO_BYTES == 4108 ? 1 : -1];
@@ -17,5 +18,7 @@ int main(void) {
   int32_t major = -1, minor = -1, patch = -1;
   if (aclrtGetVersion(&major, &minor, &patch) != ACL_SUCCESS || major < 0 || minor < 0 || patch < 0) return 1;
   if (!openaclnnGetSystemReport()) return 1;
+  if (openaclnnSetNumThreads(3) != ACL_SUCCESS || openaclnnGetNumThreads() != 3) return 1;
+  if (openaclnnSetNumThreads(0) != ACL_SUCCESS || openaclnnGetNumThreads() < 1) return 1;
   return aclFloat16ToFloat(one) == 1.0f && ACL_SUCCESS == 0 && ACLNN_SUCCESS == 0 ? 0 : 1;
 }

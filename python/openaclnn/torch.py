@@ -1,0 +1,79 @@
+"""openaclnn's kernels as PyTorch's CPU kernels, switchable at run time.
+
+While enabled, these PyTorch operators run openaclnn's operators on CPU tensors:
+
+* ``aten::_upsample_nearest_exact3d`` (and ``.out``): aclnnUpsampleNearestExact3d
+* ``aten::_upsample_nearest_exact3d_backward`` (and ``.grad_input``):
+  aclnnUpsampleNearestExact3dBackward
+* ``aten::native_batch_norm``: aclnnBatchNorm
+* ``aten::native_batch_norm_backward``: aclnnBatchNormBackward
+
+so ``torch.nn.Upsample(mode="nearest-exact")``, ``F.interpolate(..., mode="nearest-exact")``
+and ``torch.nn.BatchNorm1d/2d/3d`` with their autograd use them without any change to user
+code. Inputs the operators do not take (float64, float16, other devices, mixed scales, empty
+tensors, ...) run PyTorch's own kernel. ``disable()`` restores PyTorch's kernels.
+"""
+import contextlib
+import os
+
+import torch as _torch
+
+_torch.ops.load_library(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_openaclnn_torch.so"))
+_ops = _torch.ops.openaclnn
+
+#: Kernel names, in the order of :func:`call_counts`.
+KERNELS = (
+    "upsample_nearest_exact3d",
+    "upsample_nearest_exact3d.out",
+    "upsample_nearest_exact3d_backward",
+    "upsample_nearest_exact3d_backward.grad_input",
+    "native_batch_norm",
+    "native_batch_norm_backward",
+)
+
+
+def enable():
+    """Run openaclnn's operators under PyTorch's CPU operators (idempotent)."""
+    _ops.enable()
+
+
+def disable():
+    """Restore PyTorch's own CPU kernels (idempotent)."""
+    _ops.disable()
+
+
+def is_enabled():
+    return bool(_ops.is_enabled())
+
+
+@contextlib.contextmanager
+def enabled():
+    """Enable for the duration of a ``with`` block; the previous state is restored."""
+    was_enabled = is_enabled()
+    enable()
+    try:
+        yield
+    finally:
+        if not was_enabled:
+            disable()
+
+
+def call_counts():
+    """{kernel: (calls openaclnn ran, calls handed to PyTorch's kernel)} since the last reset."""
+    counts = list(_ops.call_counts())
+    half = len(KERNELS)
+    return {name: (counts[i], counts[half + i]) for i, name in enumerate(KERNELS)}
+
+
+def reset_call_counts():
+    _ops.reset_call_counts()
+
+
+def library_threads():
+    """Threads openaclnn's last call planned with: torch.get_num_threads() at that call."""
+    return int(_ops.library_threads())
+
+
+def system_report():
+    """openaclnn's report of this machine: SIMD targets (available, dispatched), threads, caches."""
+    return str(_ops.system_report())

@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""openaclnn.torch against stock PyTorch and a float64 reference.
+
+Every check that claims openaclnn ran asserts it through the extension's call counters, and
+every fallback check asserts PyTorch's kernel ran, so no result is taken on trust.
+
+Rules (docs/pytorch.md):
+- upsample fp32, forward and backward: bit-identical to stock PyTorch, strides included;
+- upsample bf16: the fp32 result rounded once to bf16 (the forward only moves values; stock
+  PyTorch 1.13 has no bf16 CPU forward at all, and its bf16 backward is not that);
+- batch norm: the largest error against a float64 evaluation of the same inputs is at most
+  stock PyTorch's (plus 2^-40 of the largest reference value: the float64 reference's own
+  uncertainty), for every output: y, the saved statistics, the running statistics and every
+  gradient. The operators use eps and momentum as float32 (the CANN contract), so the random
+  cases use values float32 represents (EPS, MOMENTUM; docs/pytorch.md quantifies the
+  difference PyTorch's defaults 1e-5 and 0.1 make);
+- inputs the operators do not take give exactly what stock PyTorch gives (result or error).
+"""
+import math
+import os
+import random
+import unittest
+
+import torch
+import torch.nn.functional as F
+
+import openaclnn.torch as oa
+
+SEED = 20261201
+EPS = float(torch.tensor(1e-5, dtype=torch.float32))  # 1e-5 as float32 represents it
+MOMENTUM = float(torch.tensor(0.1, dtype=torch.float32))
+CHANNELS_LAST = {4: torch.channels_last, 5: torch.channels_last_3d}
+
+
+def stock(fn):
+    """fn() with PyTorch's own kernels, leaving openaclnn's state as it was."""
+    was_enabled = oa.is_enabled()
+    oa.disable()
+    try:
+        return fn()
+    finally:
+        if was_enabled:
+            oa.enable()
+
+
+def counts_delta(before, kernel):
+    after = oa.call_counts()[kernel]
+    return after[0] - before[kernel][0], after[1] - before[kernel][1]
+
+
+class CountingTestCase(unittest.TestCase):
+    def ours(self, fn, kernel, calls=None):
+        """fn() with openaclnn enabled; asserts openaclnn ran `kernel` (and never fell back)."""
+        before = oa.call_counts()
+        with oa.enabled():
+            result = fn()
+        ran, fell_back = counts_delta(before, kernel)
+        self.assertGreater(ran, 0, f"openaclnn did not run {kernel}")
+        if calls is not None:
+            self.assertEqual(ran, calls)
+        self.assertEqual(fell_back, 0, f"{kernel} fell back to PyTorch")
+        return result
+
+    def fallback(self, fn, kernel):
+        """fn() with openaclnn enabled; asserts PyTorch's kernel ran `kernel`."""
+        before = oa.call_counts()
+        with oa.enabled():
+            result = fn()
+        ran, fell_back = counts_delta(before, kernel)
+        self.assertEqual(ran, 0, f"openaclnn ran {kernel} on an input it should leave to PyTorch")
+        self.assertGreater(fell_back, 0)
+        return result
+
+    def assert_identical(self, ours, theirs, what=""):
+        self.assertEqual(ours.dtype, theirs.dtype, what)
+        self.assertEqual(ours.shape, theirs.shape, what)
+        self.assertEqual(ours.stride(), theirs.stride(), f"{what}: strides")
+        self.assertTrue(torch.equal(ours, theirs), f"{what}: values differ")
+
+    def assert_error_at_most_stock(self, ours, theirs, reference, what):
+        self.assertEqual(ours.dtype, theirs.dtype, what)
+        self.assertEqual(ours.shape, theirs.shape, what)
+        if reference.numel() == 0:
+            return
+        err_ours = (ours.double() - reference).abs().max().item()
+        err_stock = (theirs.double() - reference).abs().max().item()
+        slack = reference.abs().max().item() * 2.0**-40
+        self.assertLessEqual(err_ours, err_stock + slack,
+                             f"{what}: max error {err_ours:.3e} vs stock PyTorch's {err_stock:.3e}")
+
+
+def random_view(shape, dtype, layout, rng, scale=1.0, offset=0.0, readonly=False):
+    """A tensor of `shape` laid out as `layout`: contiguous, channels_last, sliced (every
+    other element of a wider buffer on the last axis), reversed (spatial axes stored in
+    reverse order) or broadcast (stride 0 on axis 2; only for tensors that are only read)."""
+    gen = torch.Generator().manual_seed(rng.randrange(2**31))
+
+    def values(s):
+        return (torch.randn(s, generator=gen, dtype=torch.float64) * scale + offset).to(dtype)
+
+    if layout == "contiguous":
+        return values(shape)
+    if layout == "channels_last":
+        return values(shape).contiguous(memory_format=CHANNELS_LAST[len(shape)])
+    if layout == "sliced":
+        wide = list(shape[:-1]) + [2 * shape[-1] + 1]
+        return values(wide)[..., 1::2]
+    if layout == "reversed":
+        order = [0, 1] + list(range(len(shape) - 1, 1, -1))
+        return values([shape[i] for i in order]).permute(*order)
+    if layout == "broadcast":
+        assert readonly
+        narrow = list(shape)
+        narrow[2] = 1
+        return values(narrow).expand(*shape)
+    raise ValueError(layout)
+
+
+class UpsampleTest(CountingTestCase):
+    LAYOUTS = ("contiguous", "channels_last", "sliced", "reversed", "broadcast")
+
+    def random_case(self, rng):
+        shape = [rng.randint(1, 3), rng.randint(1, 4)] + [rng.randint(1, 7) for _ in range(3)]
+        if rng.random() < 0.5:
+            return shape, dict(size=[rng.randint(1, 3 * n) for n in shape[2:]])
+        while True:  # scales that give every axis at least one output element
+            scales = [rng.choice([0.5, 0.75, 1.0, 1.3, 2.0, 2.4, 3.0]) for _ in range(3)]
+            if all(math.floor(n * s) >= 1 for n, s in zip(shape[2:], scales)):
+                return shape, dict(scale_factor=tuple(scales))
+
+    def test_forward_bit_identical(self):
+        rng = random.Random(SEED)
+        for case in range(40):
+            shape, how = self.random_case(rng)
+            for dtype in (torch.float32, torch.bfloat16):
+                x = random_view(shape, dtype, rng.choice(self.LAYOUTS), rng, readonly=True)
+                run = lambda t: F.interpolate(t, mode="nearest-exact", **how)
+                expected = stock(lambda: run(x.float())).to(dtype)
+                self.assert_identical(self.ours(lambda: run(x), "upsample_nearest_exact3d", calls=1), expected,
+                                      f"case {case} {shape} {how} {dtype}")
+
+    def test_backward_fp32_bit_identical_through_autograd(self):
+        rng = random.Random(SEED + 1)
+        for case in range(40):
+            shape, how = self.random_case(rng)
+            x = random_view(shape, torch.float32, rng.choice(self.LAYOUTS[:4]), rng)
+            out_shape = stock(lambda: F.interpolate(x, mode="nearest-exact", **how)).shape
+            grad = random_view(list(out_shape), torch.float32, rng.choice(self.LAYOUTS), rng, readonly=True)
+
+            def run():
+                leaf = x.detach().requires_grad_()
+                F.interpolate(leaf, mode="nearest-exact", **how).backward(grad)
+                return leaf.grad
+
+            self.assert_identical(self.ours(run, "upsample_nearest_exact3d_backward", calls=1), stock(run),
+                                  f"case {case} {shape} {how}")
+
+    def test_bf16_backward_is_fp32_rounded_once(self):
+        rng = random.Random(SEED + 2)
+        cases = [([1, 2, 3, 4, 5], [7, 9, 11]), ([2, 3, 1, 1, 1], [50, 50, 50]), ([1, 1, 5, 5, 5], [12, 12, 12])]
+        for _ in range(20):
+            cases.append((self.random_case(rng)[0], None))
+        for shape, size in cases:
+            if size is None:
+                size = [rng.randint(1, 3 * n) for n in shape[2:]]
+            grad = random_view([shape[0], shape[1]] + size, torch.bfloat16, rng.choice(self.LAYOUTS), rng,
+                               readonly=True)
+            run = lambda g: torch.ops.aten._upsample_nearest_exact3d_backward(g, size, shape, None, None, None)
+            expected = stock(lambda: run(grad.float())).bfloat16()
+            self.assert_identical(self.ours(lambda: run(grad), "upsample_nearest_exact3d_backward"), expected,
+                                  f"{shape} -> {size}")
+
+    def test_out_overloads_write_in_place(self):
+        rng = random.Random(SEED + 3)
+        for case in range(20):
+            shape, how = self.random_case(rng)
+            size = how.get("size") or [int(math.floor(n * s)) for n, s in zip(shape[2:], how["scale_factor"])]
+            if min(size) < 1:
+                continue
+            scales = how.get("scale_factor", (None, None, None))
+            for dtype in (torch.float32, torch.bfloat16):
+                x = random_view(shape, dtype, rng.choice(self.LAYOUTS), rng, readonly=True)
+                layout = rng.choice(self.LAYOUTS[:4])
+                out = random_view(shape[:2] + size, dtype, layout, rng)
+                got = self.ours(lambda: torch.ops.aten._upsample_nearest_exact3d.out(x, size, *scales, out=out),
+                                "upsample_nearest_exact3d.out")
+                self.assertEqual(got.data_ptr(), out.data_ptr())
+                expected = stock(lambda: torch.ops.aten._upsample_nearest_exact3d(x.float(), size, *scales)).to(dtype)
+                self.assertTrue(torch.equal(out, expected), f"forward out= case {case} {dtype}")
+
+                grad = random_view(shape[:2] + size, dtype, rng.choice(self.LAYOUTS), rng, readonly=True)
+                grad_input = random_view(shape, dtype, layout, rng)
+                self.ours(lambda: torch.ops.aten._upsample_nearest_exact3d_backward.grad_input(
+                    grad, size, shape, *scales, grad_input=grad_input), "upsample_nearest_exact3d_backward.grad_input")
+                expected = stock(lambda: torch.ops.aten._upsample_nearest_exact3d_backward(
+                    grad.float(), size, shape, *scales)).to(dtype)
+                self.assertTrue(torch.equal(grad_input, expected), f"backward grad_input= case {case} {dtype}")
+
+    def test_nn_upsample_module(self):
+        up = torch.nn.Upsample(scale_factor=2.4, mode="nearest-exact")
+        x = torch.randn(2, 3, 4, 5, 6).contiguous(memory_format=torch.channels_last_3d)
+
+        def run():
+            leaf = x.detach().requires_grad_()
+            y = up(leaf)
+            y.backward(torch.ones_like(y))
+            return y.detach(), leaf.grad
+
+        ours = self.ours(run, "upsample_nearest_exact3d")
+        theirs = stock(run)
+        self.assert_identical(ours[0], theirs[0], "y")
+        self.assert_identical(ours[1], theirs[1], "grad")
+
+
+def batch_norm_reference(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    """float64 evaluation of native_batch_norm on the same (upcast) inputs; returns outputs
+    and the running statistics after the update."""
+    up = lambda t: None if t is None else t.detach().double().clone()
+    rm, rv = up(running_mean), up(running_var)
+    out = torch.native_batch_norm(up(x), up(weight), up(bias), rm, rv, training, momentum, eps)
+    return out, rm, rv
+
+
+class BatchNormTest(CountingTestCase):
+    LAYOUTS = ("contiguous", "channels_last", "sliced", "reversed")
+
+    def random_case(self, rng):
+        rank = rng.choice([2, 3, 4, 5])
+        shape = [rng.randint(2, 8), rng.randint(1, 6)] + [rng.randint(2, 9) for _ in range(rank - 2)]
+        layouts = [l for l in self.LAYOUTS if l != "channels_last" or rank >= 4]
+        if rank == 2:
+            layouts = ["contiguous", "sliced"]
+        return shape, rng.choice(layouts)
+
+    def channel_tensors(self, channels, dtype, rng, affine, running):
+        gen = torch.Generator().manual_seed(rng.randrange(2**31))
+        make = lambda scale, offset: (torch.rand(channels, generator=gen, dtype=torch.float64) * scale
+                                      + offset).to(dtype)
+        weight, bias = (make(2, 0.1), make(1, -0.5)) if affine else (None, None)
+        running_mean, running_var = (make(1, 0), make(1, 0.5)) if running else (None, None)
+        return weight, bias, running_mean, running_var
+
+    def check_forward(self, x, weight, bias, running_mean, running_var, training, what):
+        momentum, eps = MOMENTUM, EPS
+        copy = lambda t: None if t is None else t.clone()
+        rm_ours, rv_ours, rm_stock, rv_stock = map(copy, (running_mean, running_var, running_mean, running_var))
+        ours = self.ours(lambda: torch.native_batch_norm(x, weight, bias, rm_ours, rv_ours, training, momentum, eps),
+                         "native_batch_norm", calls=1)
+        theirs = stock(lambda: torch.native_batch_norm(x, weight, bias, rm_stock, rv_stock, training, momentum, eps))
+        reference, rm_ref, rv_ref = batch_norm_reference(x, weight, bias, running_mean, running_var, training,
+                                                         momentum, eps)
+        self.assertEqual(ours[0].stride(), theirs[0].stride(), f"{what}: y strides")
+        for name, a, b, r in zip(("y", "save_mean", "save_invstd"), ours, theirs, reference):
+            self.assert_error_at_most_stock(a, b, r, f"{what}: {name}")
+        if running_mean is not None and training:
+            self.assert_error_at_most_stock(rm_ours, rm_stock, rm_ref, f"{what}: running_mean")
+            self.assert_error_at_most_stock(rv_ours, rv_stock, rv_ref, f"{what}: running_var")
+        return theirs
+
+    def test_forward_error_at_most_stock(self):
+        rng = random.Random(SEED + 10)
+        for case in range(60):
+            shape, layout = self.random_case(rng)
+            dtype, channel_dtype = rng.choice([(torch.float32, torch.float32), (torch.bfloat16, torch.bfloat16),
+                                               (torch.bfloat16, torch.float32)])
+            training = rng.random() < 0.6
+            affine, running = rng.random() < 0.7, (not training) or rng.random() < 0.7
+            x = random_view(shape, dtype, layout, rng, scale=rng.choice([1, 1e-2]), offset=rng.choice([0, 3, 100]))
+            params = self.channel_tensors(shape[1], channel_dtype, rng, affine, running)
+            self.check_forward(x, *params, training, f"case {case} {shape} {layout} {dtype}/{channel_dtype} "
+                                                     f"training={training} affine={affine} running={running}")
+
+    def test_backward_error_at_most_stock(self):
+        rng = random.Random(SEED + 11)
+        for case in range(60):
+            shape, layout = self.random_case(rng)
+            dtype, channel_dtype = rng.choice([(torch.float32, torch.float32), (torch.bfloat16, torch.bfloat16),
+                                               (torch.bfloat16, torch.float32)])
+            train = rng.random() < 0.6
+            weight, _, running_mean, running_var = self.channel_tensors(shape[1], channel_dtype, rng,
+                                                                        rng.random() < 0.7, True)
+            x = random_view(shape, dtype, layout, rng, offset=rng.choice([0, 2]))
+            grad = random_view(shape, dtype, rng.choice(self.LAYOUTS[:2] if len(shape) >= 4 else ["contiguous"]), rng)
+            _, save_mean, save_invstd = stock(lambda: torch.native_batch_norm(
+                x, weight, None, running_mean.clone(), running_var.clone(), True, MOMENTUM, EPS))
+            mask = [True, rng.random() < 0.7, rng.random() < 0.7]
+            args = lambda t: (t(grad), t(x), t(weight), t(running_mean), t(running_var), t(save_mean), t(save_invstd),
+                              train, EPS, mask)
+            same = lambda t: t
+            run = lambda: torch.ops.aten.native_batch_norm_backward(*args(same))
+            ours = self.ours(run, "native_batch_norm_backward", calls=1)
+            theirs = stock(run)
+            reference = torch.ops.aten.native_batch_norm_backward(
+                *args(lambda t: None if t is None else t.double()))
+            what = f"case {case} {shape} {layout} {dtype}/{channel_dtype} train={train} mask={mask}"
+            self.assertEqual(ours[0].stride(), theirs[0].stride(), f"{what}: grad_input strides")
+            for name, a, b, r, wanted in zip(("grad_input", "grad_weight", "grad_bias"), ours, theirs, reference,
+                                             mask):
+                if not wanted:
+                    self.assertIsNone(a, f"{what}: {name}")
+                    continue
+                self.assert_error_at_most_stock(a, b, r, f"{what}: {name}")
+
+    def test_modules_through_autograd(self):
+        rng = random.Random(SEED + 12)
+        for module_type, shape in ((torch.nn.BatchNorm2d, [8, 6, 9, 10]), (torch.nn.BatchNorm3d, [4, 5, 6, 7, 8])):
+            for channels_last in (False, True):
+                for training in (True, False):
+                    x = random_view(shape, torch.float32, "channels_last" if channels_last else "contiguous", rng,
+                                    offset=1.5)
+                    grad = random_view(shape, torch.float32, "contiguous", rng)
+                    base = module_type(shape[1], eps=EPS, momentum=MOMENTUM)
+                    with torch.no_grad():
+                        base.weight.uniform_(0.5, 1.5)
+                        base.bias.uniform_(-0.5, 0.5)
+                        base.running_mean.uniform_(-1, 1)
+                        base.running_var.uniform_(0.5, 2)
+
+                    def run(module, dtype=torch.float32):
+                        module.train(training)
+                        leaf = x.detach().to(dtype).requires_grad_()
+                        y = module(leaf)
+                        y.backward(grad.to(dtype))
+                        return (y.detach(), leaf.grad, module.weight.grad, module.bias.grad, module.running_mean,
+                                module.running_var)
+
+                    copies = [module_type(shape[1], eps=EPS, momentum=MOMENTUM) for _ in range(3)]
+                    for c in copies:
+                        c.load_state_dict(base.state_dict())
+                    copies[2].double()
+                    ours = self.ours(lambda: run(copies[0]), "native_batch_norm")
+                    theirs = stock(lambda: run(copies[1]))
+                    reference = run(copies[2], torch.float64)
+                    what = f"{module_type.__name__} channels_last={channels_last} training={training}"
+                    self.assertEqual(ours[0].stride(), theirs[0].stride(), f"{what}: y strides")
+                    self.assertEqual(ours[1].stride(), theirs[1].stride(), f"{what}: grad strides")
+                    for name, a, b, r in zip(("y", "grad_input", "grad_weight", "grad_bias", "running_mean",
+                                              "running_var"), ours, theirs, reference):
+                        self.assert_error_at_most_stock(a, b, r, f"{what}: {name}")
+
+
+class SwitchingAndFallbackTest(CountingTestCase):
+    def test_enable_disable_round_trips(self):
+        x = torch.randn(1, 2, 3, 4, 5)
+        run = lambda: F.interpolate(x, size=[5, 6, 7], mode="nearest-exact")
+        oa.disable()
+        self.assertFalse(oa.is_enabled())
+        for _ in range(3):
+            oa.enable()
+            oa.enable()  # idempotent
+            self.assertTrue(oa.is_enabled())
+            before = oa.call_counts()
+            run()
+            self.assertEqual(counts_delta(before, "upsample_nearest_exact3d"), (1, 0))
+            oa.disable()
+            oa.disable()
+            self.assertFalse(oa.is_enabled())
+            before = oa.call_counts()
+            run()  # PyTorch's own kernel: none of ours is called, not even the fallback path
+            self.assertEqual(counts_delta(before, "upsample_nearest_exact3d"), (0, 0))
+
+    def test_context_manager_restores_state(self):
+        oa.disable()
+        with oa.enabled():
+            self.assertTrue(oa.is_enabled())
+            with oa.enabled():
+                self.assertTrue(oa.is_enabled())
+            self.assertTrue(oa.is_enabled())
+        self.assertFalse(oa.is_enabled())
+        oa.enable()
+        with oa.enabled():
+            pass
+        self.assertTrue(oa.is_enabled())
+        oa.disable()
+        with self.assertRaises(ZeroDivisionError):
+            with oa.enabled():
+                1 / 0
+        self.assertFalse(oa.is_enabled())
+
+    def assert_same_as_stock(self, fn, kernel):
+        """Enabled, fn() runs PyTorch's kernel and gives stock's result or stock's error."""
+        try:
+            expected = stock(fn)
+        except Exception as error:  # noqa: BLE001 - any error stock raises must be raised the same way
+            before = oa.call_counts()
+            with oa.enabled():
+                with self.assertRaises(type(error)) as raised:
+                    fn()
+            self.assertEqual(str(raised.exception), str(error))
+            self.assertEqual(counts_delta(before, kernel)[0], 0)
+            return
+        got = self.fallback(fn, kernel)
+        expected = expected if isinstance(expected, (tuple, list)) else (expected,)
+        got = got if isinstance(got, (tuple, list)) else (got,)
+        for a, b in zip(got, expected):
+            if a is None or b is None:
+                self.assertIs(a, b)
+                continue
+            self.assertEqual(a.dtype, b.dtype)
+            self.assertEqual(a.stride(), b.stride())
+            self.assertTrue(torch.equal(a.nan_to_num(1234.5), b.nan_to_num(1234.5)))
+
+    def test_fallback_inputs(self):
+        x = torch.randn(2, 3, 4, 5, 6)
+        up = lambda t, *scales: torch.ops.aten._upsample_nearest_exact3d(t, [8, 10, 12], *scales)
+        up_backward = lambda g, *scales: torch.ops.aten._upsample_nearest_exact3d_backward(
+            g, [8, 10, 12], [2, 3, 4, 5, 6], *scales)
+        g = torch.randn(2, 3, 8, 10, 12)
+        cases = [
+            ("float64 upsample", lambda: up(x.double(), None, None, None), "upsample_nearest_exact3d"),
+            ("float16 upsample", lambda: up(x.half(), None, None, None), "upsample_nearest_exact3d"),
+            ("one scale given", lambda: up(x, 2.0, None, None), "upsample_nearest_exact3d"),
+            ("two scales given", lambda: up(x, 2.0, 2.0, None), "upsample_nearest_exact3d"),
+            ("scales disagreeing with the size", lambda: up(x, 3.0, 3.0, 3.0), "upsample_nearest_exact3d"),
+            ("float64 upsample backward", lambda: up_backward(g.double(), None, None, None),
+             "upsample_nearest_exact3d_backward"),
+            ("one scale given, backward", lambda: up_backward(g, None, 2.5, None),
+             "upsample_nearest_exact3d_backward"),
+            ("float64 batch norm", lambda: torch.native_batch_norm(
+                x.double(), None, None, None, None, True, 0.1, 1e-5), "native_batch_norm"),
+            ("float16 batch norm", lambda: torch.native_batch_norm(
+                x.half(), None, None, None, None, True, 0.1, 1e-5), "native_batch_norm"),
+            ("one value per channel", lambda: torch.native_batch_norm(
+                x[0, :, 0, 0, :1].reshape(1, 3), None, None, torch.zeros(3), torch.ones(3), True, 0.1, 1e-5),
+             "native_batch_norm"),
+            ("mixed channel dtypes", lambda: torch.native_batch_norm(
+                x.bfloat16(), torch.ones(3, dtype=torch.bfloat16), None, torch.zeros(3), torch.ones(3), True, 0.1,
+                1e-5), "native_batch_norm"),
+            ("float64 batch norm backward", lambda: torch.ops.aten.native_batch_norm_backward(
+                x.double(), x.double(), None, None, None, torch.zeros(3, dtype=torch.float64),
+                torch.ones(3, dtype=torch.float64), True, 1e-5, [True, True, True]), "native_batch_norm_backward"),
+            ("gradient dtype differs", lambda: torch.ops.aten.native_batch_norm_backward(
+                x.bfloat16(), x, None, None, None, torch.zeros(3), torch.ones(3), True, 1e-5, [True, True, True]),
+             "native_batch_norm_backward"),
+        ]
+        for name, fn, kernel in cases:
+            with self.subTest(name):
+                self.assert_same_as_stock(fn, kernel)
+
+    def test_missing_statistics_raise_instead_of_crashing(self):
+        # PyTorch 1.13's CPU kernels crash (SIGSEGV) on these; enabled, they raise.
+        x = torch.randn(2, 3, 4)
+        calls = [
+            lambda: torch.native_batch_norm(x, None, None, None, None, False, 0.1, 1e-5),
+            lambda: torch.native_batch_norm(x, None, None, torch.zeros(3), None, False, 0.1, 1e-5),
+            lambda: torch.ops.aten.native_batch_norm_backward(x, x, None, None, None, torch.zeros(3), torch.ones(3),
+                                                              False, 1e-5, [True, True, True]),
+            lambda: torch.ops.aten.native_batch_norm_backward(x, x, None, torch.zeros(3), torch.ones(3), None, None,
+                                                              True, 1e-5, [True, True, True]),
+        ]
+        with oa.enabled():
+            for call in calls:
+                with self.assertRaisesRegex(RuntimeError, "needs (running_mean and running_var|save_mean and save_invstd)"):
+                    call()
+
+    def test_empty_inputs(self):
+        # Upsample: the same empty results as stock.
+        x = torch.randn(0, 3, 4, 5, 6)
+        run = lambda: torch.ops.aten._upsample_nearest_exact3d(x, [8, 10, 12], None, None, None)
+        self.assert_identical(self.ours(run, "upsample_nearest_exact3d"), stock(run))
+        g = torch.randn(0, 3, 8, 10, 12)
+        run = lambda: torch.ops.aten._upsample_nearest_exact3d_backward(g, [8, 10, 12], [0, 3, 4, 5, 6], None, None,
+                                                                         None)
+        self.assert_identical(self.ours(run, "upsample_nearest_exact3d_backward"), stock(run))
+        # Batch norm: PyTorch 1.13's CPU kernels die with SIGFPE on an empty batch (nn.BatchNorm
+        # never passes one to them), so there is no stock result to compare with; enabled,
+        # the operators' documented results come back: no statistics (mean 0, invstd NaN),
+        # running statistics untouched, zero parameter gradients.
+        running_mean, running_var = torch.rand(3), torch.rand(3) + 0.5
+        saved = running_mean.clone(), running_var.clone()
+        y, save_mean, save_invstd = self.ours(lambda: torch.native_batch_norm(
+            torch.randn(0, 3, 4), None, None, running_mean, running_var, True, 0.1, 1e-5), "native_batch_norm")
+        self.assertEqual(y.shape, (0, 3, 4))
+        self.assertTrue(torch.equal(save_mean, torch.zeros(3)))
+        self.assertTrue(save_invstd.isnan().all())
+        self.assertTrue(torch.equal(running_mean, saved[0]) and torch.equal(running_var, saved[1]))
+        y, save_mean, _ = self.ours(lambda: torch.native_batch_norm(
+            torch.randn(0, 3, 4), None, None, running_mean, running_var, False, 0.1, 1e-5), "native_batch_norm")
+        self.assertEqual((y.shape, save_mean.shape), ((0, 3, 4), (0,)))
+        grads = self.ours(lambda: torch.ops.aten.native_batch_norm_backward(
+            torch.randn(0, 3, 4), torch.randn(0, 3, 4), torch.ones(3), None, None, torch.zeros(3), torch.ones(3), True,
+            1e-5, [True, True, True]), "native_batch_norm_backward")
+        self.assertEqual(grads[0].shape, (0, 3, 4))
+        self.assertTrue(torch.equal(grads[1], torch.zeros(3)) and torch.equal(grads[2], torch.zeros(3)))
+
+    def test_gradcheck_float64_through_the_fallback(self):
+        before = oa.call_counts()
+        with oa.enabled():
+            x = torch.randn(1, 2, 2, 3, 2, dtype=torch.float64, requires_grad=True)
+            self.assertTrue(torch.autograd.gradcheck(
+                lambda t: F.interpolate(t, scale_factor=1.7, mode="nearest-exact"), (x,)))
+            y = torch.randn(3, 2, 4, dtype=torch.float64, requires_grad=True)
+            w = torch.rand(2, dtype=torch.float64, requires_grad=True)
+            b = torch.rand(2, dtype=torch.float64, requires_grad=True)
+            self.assertTrue(torch.autograd.gradcheck(
+                lambda t, weight, bias: F.batch_norm(t, None, None, weight, bias, training=True), (y, w, b)))
+        for kernel in ("upsample_nearest_exact3d", "upsample_nearest_exact3d_backward", "native_batch_norm",
+                       "native_batch_norm_backward"):
+            ran, fell_back = counts_delta(before, kernel)
+            self.assertEqual(ran, 0, kernel)
+            self.assertGreater(fell_back, 0, kernel)
+
+
+class SimdTargetTest(unittest.TestCase):
+    def test_dispatched_target_is_the_one_asked_for(self):
+        # ctest runs this file on the best SIMD target and on the baseline (OPENACLNN_SIMD).
+        wanted = os.environ.get("OPENACLNN_SIMD")
+        if not wanted:
+            self.skipTest("OPENACLNN_SIMD not set")
+        report = dict(line.split(": ", 1) for line in oa.system_report().splitlines() if ": " in line)
+        self.assertEqual(report["simd.dispatched"], wanted)
+
+
+class ThreadsTest(CountingTestCase):
+    def test_threads_follow_torch_and_results_do_not_depend_on_them(self):
+        saved = torch.get_num_threads()
+        x = random_view([4, 16, 9, 10, 11], torch.float32, "channels_last", random.Random(SEED + 20), offset=2)
+        g = torch.randn(4, 16, 23, 24, 26)
+        results = []
+        try:
+            for threads in (1, 2, 3):
+                torch.set_num_threads(threads)
+
+                def run():
+                    up = torch.ops.aten._upsample_nearest_exact3d_backward(g, [23, 24, 26], list(x.shape), None,
+                                                                            None, None)
+                    bn = torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
+                    return (up,) + tuple(bn)
+
+                results.append(self.ours(run, "native_batch_norm"))
+                self.assertEqual(oa.library_threads(), threads)
+        finally:
+            torch.set_num_threads(saved)
+        for other in results[1:]:
+            for a, b in zip(results[0], other):
+                self.assertTrue(torch.equal(a, b))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
