@@ -20,6 +20,11 @@ std::unordered_map<aclOpExecutor*, std::shared_ptr<aclOpExecutor>>& Executors() 
   return *executors;
 }
 
+// An operator run that moves at most this many bytes launches in the calling thread when
+// its stream is idle: there the two thread hand-offs (tens of microseconds) would be a
+// large share of the run. Larger runs keep the asynchronous launch.
+constexpr uint64_t kInlineRunBytes = uint64_t{4} << 20;
+
 const char* kNotLive = "%s: executor %p is not a live executor (a single-use executor is released after it runs; "
                        "call aclSetAclOpExecutorRepeatable to run one again)";
 
@@ -116,7 +121,7 @@ StreamTask MakeRunTask(std::shared_ptr<aclOpExecutor> owned, void* workspace, st
 aclnnStatus QueueExecutor(const char* api, void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
                           aclrtStream stream) {
   if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
-  std::lock_guard<std::mutex> lock(g_executors_mutex);
+  std::unique_lock<std::mutex> lock(g_executors_mutex);
   auto it = Executors().find(executor);
   if (it == Executors().end()) return Fail(ACLNN_ERR_PARAM_INVALID, kNotLive, api, static_cast<void*>(executor));
   std::shared_ptr<aclOpExecutor> owned = it->second;
@@ -139,9 +144,19 @@ aclnnStatus QueueExecutor(const char* api, void* workspace, uint64_t workspace_s
   if (!RuntimeInitialized()) {
     return Fail(ACLNN_ERR_RUNTIME_ERROR, "%s: the runtime is not initialized; call aclInit first", api);
   }
-  const aclError queued = EnqueueOnStream(stream, api, MakeRunTask(owned, workspace, CaptureAddresses(*owned)));
-  if (queued != 0) return ACLNN_ERR_RUNTIME_ERROR;  // EnqueueOnStream has set the message
-  if (!owned->repeatable) Executors().erase(it);   // the queued task keeps it alive until it has run
+  StreamTask task = MakeRunTask(owned, workspace, CaptureAddresses(*owned));
+  // A single-use executor leaves the registry now (the task keeps it alive until it has
+  // run), so the launch below, which may run it in this thread, holds no registry lock.
+  if (!owned->repeatable) Executors().erase(it);
+  lock.unlock();
+  const aclError queued = EnqueueOnStream(stream, api, std::move(task), owned->tensor_bytes <= kInlineRunBytes);
+  if (queued != 0) {  // EnqueueOnStream has set the message; the executor stays usable
+    if (!owned->repeatable) {
+      lock.lock();
+      Executors().emplace(executor, owned);
+    }
+    return ACLNN_ERR_RUNTIME_ERROR;
+  }
   return ACLNN_SUCCESS;
 }
 
@@ -155,6 +170,11 @@ char* ElementAddress(const aclTensor& tensor) {
 aclnnStatus PublishExecutor(std::unique_ptr<aclOpExecutor> executor, uint64_t* workspace_size, aclOpExecutor** out) {
   aclOpExecutor* handle = executor.get();
   *workspace_size = handle->workspace_size;
+  for (const auto* side : {&handle->inputs, &handle->outputs}) {
+    for (const TensorSlot& slot : *side) {
+      if (slot.given) handle->tensor_bytes += static_cast<uint64_t>(slot.planned.NumElements()) * DataTypeSize(slot.planned.dtype);
+    }
+  }
   handle->planned_overlaps = OverlapMasks(*handle);
   if (VerboseLevel() >= 1) {
     handle->verbose_fields = VerboseFields(*handle);

@@ -42,6 +42,7 @@ struct aclOpExecutor {
 
   const char* api = "";         // the phase-2 function that may run it
   uint64_t workspace_size = 0;  // bytes booked in phase 1
+  uint64_t tensor_bytes = 0;    // bytes of every given tensor's view: how much a run moves, roughly
   bool repeatable = false;
   // "<simd>,<threads>,<kernel>,<tensors>,<workspace>": made by PublishExecutor while the
   // verbose log is on, so phase 2 only adds the time.

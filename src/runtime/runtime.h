@@ -21,8 +21,11 @@ using StreamTask = std::function<std::string()>;
 
 // Appends task to the stream's in-order queue (null handle = default stream). Fails with
 // ACL_ERROR_UNINITIALIZE before aclInit and ACL_ERROR_INVALID_RESOURCE_HANDLE for a handle
-// that is not a live stream; the message names api.
-OA_COMPANION_API aclError EnqueueOnStream(aclrtStream stream, const char* api, StreamTask task);
+// that is not a live stream; the message names api. run_inline_when_idle: if nothing is
+// queued or running on the stream, run the task now in the calling thread instead (only for
+// short tasks that never wait on other work, such as a small operator run).
+OA_COMPANION_API aclError EnqueueOnStream(aclrtStream stream, const char* api, StreamTask task,
+                                          bool run_inline_when_idle = false);
 
 // Runs hook at every aclFinalize once the streams are drained and destroyed (libhccl
 // finalizes MPI there if it initialized it). Hooks run in registration order.

@@ -1,4 +1,6 @@
-// Streams: each is an in-order queue drained by its own worker thread.
+// Streams: each is an in-order queue drained by its own worker thread. Small work launched
+// on an idle stream runs in the launching thread instead (as oneDNN's CPU streams do): the
+// order is the same, and the two thread hand-offs, tens of microseconds, are saved.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -40,6 +42,28 @@ class Stream {
       ++queued_;
     }
     work_cv_.notify_one();
+  }
+
+  // Runs task in the calling thread if nothing is queued or running on the stream, as the
+  // stream's next task (same numbering, same failure reporting); false if the stream is busy.
+  // Work pushed meanwhile waits for it: the worker starts nothing while it runs.
+  bool TryRunInline(StreamTask& task) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_ || inline_running_ || completed_ != queued_) return false;
+      inline_running_ = true;
+      ++queued_;
+    }
+    std::string failure = RunTask(task);
+    task = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      inline_running_ = false;
+      Complete(std::move(failure));
+    }
+    done_cv_.notify_all();
+    work_cv_.notify_one();
+    return true;
   }
 
   uint64_t Ticket() {
@@ -84,10 +108,19 @@ class Stream {
     }
   }
 
+  // One more task has run. Caller holds mutex_.
+  void Complete(std::string failure) {
+    ++completed_;
+    if (!failure.empty() && first_failure_.empty()) {
+      first_failure_ = std::move(failure);
+      failed_task_ = completed_;
+    }
+  }
+
   void Drain() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      work_cv_.wait(lock, [&] { return !inline_running_ && (stopping_ || !queue_.empty()); });
       if (queue_.empty()) return;  // stopping, and nothing left to run
       StreamTask task = std::move(queue_.front());
       queue_.pop_front();
@@ -95,11 +128,7 @@ class Stream {
       std::string failure = RunTask(task);
       task = nullptr;  // release what the task holds (e.g. a single-use executor) before reporting it done
       lock.lock();
-      ++completed_;
-      if (!failure.empty() && first_failure_.empty()) {
-        first_failure_ = std::move(failure);
-        failed_task_ = completed_;
-      }
+      Complete(std::move(failure));
       done_cv_.notify_all();
     }
   }
@@ -111,6 +140,7 @@ class Stream {
   uint64_t queued_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;
+  bool inline_running_ = false;  // a launching thread runs the stream's current task
   std::string first_failure_;
   uint64_t failed_task_ = 0;
   std::thread worker_;  // last: starts after the members above exist
@@ -191,16 +221,30 @@ aclError SynchronizeOne(const char* api, aclrtStream handle, int32_t timeout_ms)
 
 }  // namespace
 
-aclError EnqueueOnStream(aclrtStream handle, const char* api, StreamTask task) {
-  std::lock_guard<std::mutex> lock(g_streams_mutex);
-  // Checked under the registry lock: aclFinalize clears the flag before it drains and
-  // destroys the streams under this lock, so no task can slip in after the teardown.
-  if (!RuntimeInitialized()) return NotInitialized(api);
+aclError EnqueueOnStream(aclrtStream handle, const char* api, StreamTask task, bool run_inline_when_idle) {
+  std::shared_ptr<Stream> stream;
+  {
+    std::lock_guard<std::mutex> lock(g_streams_mutex);
+    // Checked under the registry lock: aclFinalize clears the flag before it drains and
+    // destroys the streams under this lock, so no task can slip in after the teardown.
+    if (!RuntimeInitialized()) return NotInitialized(api);
+    try {
+      stream = FindLocked(handle);
+      if (!stream) return UnknownStream(api, handle);
+      if (!run_inline_when_idle) {
+        stream->Push(std::move(task));
+        return ACL_SUCCESS;
+      }
+    } catch (const std::exception& error) {  // no memory for the queue entry, or no thread for a stream
+      return Fail(ACL_ERROR_BAD_ALLOC, "%s: cannot queue work: %s", api, error.what());
+    }
+  }
+  // Outside the registry lock, so other streams' launches do not wait for this run; the
+  // shared pointer keeps the stream alive through it.
+  if (stream->TryRunInline(task)) return ACL_SUCCESS;
   try {
-    std::shared_ptr<Stream> stream = FindLocked(handle);
-    if (!stream) return UnknownStream(api, handle);
     stream->Push(std::move(task));
-  } catch (const std::exception& error) {  // no memory for the queue entry, or no thread for a stream
+  } catch (const std::exception& error) {
     return Fail(ACL_ERROR_BAD_ALLOC, "%s: cannot queue work: %s", api, error.what());
   }
   return ACL_SUCCESS;
