@@ -4,10 +4,11 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: help deps deps-minimal deps-package deps-fuzz demo package test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
+.PHONY: help deps deps-minimal deps-package deps-fuzz deps-pytorch demo demo-pytorch package test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
 
 help:
-	@echo "make demo   - build and run the example programs (prints what they compute)"
+	@echo "make demo   - build and run the example programs (prints what they compute), then a PyTorch"
+	@echo "              training step with and without openaclnn.torch"
 	@echo "make test   - build and run the whole test suite: release (with the PyTorch oracle),"
 	@echo "              AddressSanitizer+UBSan unit tests, ThreadSanitizer stream tests"
 	@echo "make test-large - the slow tier (large problems)"
@@ -28,7 +29,11 @@ deps-package:
 deps-fuzz:
 	@scripts/install-deps.sh --with-fuzz
 
-# The main job: a light build (no tests, no oracle) of the library and its examples, then run them.
+deps-pytorch:
+	@scripts/install-deps.sh --pytorch
+
+# The main job: a light build (no tests, no oracle) of the library and its examples, then run
+# them; then the PyTorch extension's demo.
 demo: deps-minimal
 	cmake --preset demo >/dev/null
 	cmake --build --preset demo
@@ -36,6 +41,20 @@ demo: deps-minimal
 	  [ -x "$$example" ] || continue; \
 	  echo; echo "=== $$(basename $$example)"; "$$example"; \
 	done
+	@$(MAKE) --no-print-directory demo-pytorch
+
+# A training step of a small 3-D U-Net block with stock PyTorch and with openaclnn.torch
+# enabled (bench/pytorch/unet_step.py, a short run), from the installed package.
+PYTORCH_PREFIX := build/pytorch/prefix
+demo-pytorch: deps-pytorch
+	cmake --preset pytorch >/dev/null
+	cmake --build --preset pytorch
+	rm -rf $(PYTORCH_PREFIX)
+	cmake --install build/pytorch --prefix $(PYTORCH_PREFIX) --component runtime >/dev/null
+	cmake --install build/pytorch --prefix $(PYTORCH_PREFIX) --component pytorch >/dev/null
+	@echo; echo "=== PyTorch training step, stock vs openaclnn.torch enabled (bench/pytorch/unet_step.py)"
+	PYTHONPATH=$(PYTORCH_PREFIX)/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/unet_step.py \
+	  --steps 3 --warmup 1 --threads 2 --size 24 --no-profile
 
 # Debian packages from the demo build (the library, its tool and examples; no tests):
 # build/packages/openaclnn_<version>_<arch>.deb and openaclnn-dev_<version>_<arch>.deb.

@@ -25,6 +25,8 @@ UPSAMPLE_TESTS = r"^upsample_(reference|oracle|plan|api_cases)_test"
 UPSAMPLE_FORWARD_TESTS = r"^upsample_forward_(reference|oracle|api)_test"
 BN_TESTS = r"^(batch_norm_backward_|numeric_edges_test)"
 BN_FAMILY_TESTS = r"^batch_norm_[a-z_]*(reference|chain)_test"
+PYTORCH_EXTENSION = "python/csrc/openaclnn_torch.cpp"
+PYTORCH_TESTS = r"^pytorch_(install|extension_test)$"
 
 # name, what it models, file, exact text, replacement, ctest -R regex of the tests to run
 MUTATIONS = [
@@ -141,6 +143,17 @@ MUTATIONS = [
      "src/core/executor.cpp",
      "if (workspace_size < owned->workspace_size) {",
      "if (false) {", r"^(runtime_api_test|batch_norm_backward_api_test)"),
+    ("stream-inline-ignores-busy-stream", "an inline launch runs even while the stream has work queued",
+     "src/runtime/stream.cpp",
+     "if (stopping_ || inline_running_ || completed_ != queued_) return false;",
+     "if (stopping_ || inline_running_) return false;", r"^stream_test"),
+    ("torch-partial-scales-accepted", "openaclnn.torch runs the upsample with only some scales given",
+     PYTORCH_EXTENSION, "  return given == 0 || given == 3;", "  return true;", PYTORCH_TESTS),
+    ("torch-upsample-output-contiguous", "openaclnn.torch allocates the upsample output contiguous always",
+     PYTORCH_EXTENSION, "self.options().memory_format(self.suggest_memory_format())", "self.options()", PYTORCH_TESTS),
+    ("torch-statistics-dtype", "openaclnn.torch returns batch-norm statistics in the input's dtype always",
+     PYTORCH_EXTENSION, "  *dtype = found.value_or(input.scalar_type());", "  *dtype = input.scalar_type();",
+     PYTORCH_TESTS),
 ]
 
 

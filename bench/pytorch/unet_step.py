@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""A training step of a small 3-D U-Net-style block, stock PyTorch vs openaclnn.torch enabled.
+
+The block: Conv3d -> BatchNorm3d -> ReLU (skip), a stride-2 Conv3d -> BatchNorm3d -> ReLU,
+nearest-exact x2 upsample, concatenation with the skip, Conv3d -> BatchNorm3d -> ReLU, a
+1x1x1 Conv3d head; MSE loss against random targets, SGD with momentum. Each configuration
+(threads x memory format) runs stock and enabled in the same process, alternating, with
+identical initial weights and data; the step time is the median over the timed steps.
+The profiler then attributes self CPU time per operator for one step of each.
+
+Usage: unet_step.py [--steps N] [--warmup N] [--threads 1,2] [--size D] [--markdown FILE]
+Run with PYTHONPATH pointing at the installed package (make bench does).
+"""
+import argparse
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import openaclnn.torch as oa
+
+OPERATORS = ("aten::native_batch_norm", "aten::native_batch_norm_backward", "aten::_upsample_nearest_exact3d",
+             "aten::_upsample_nearest_exact3d_backward")
+
+
+class UNetBlock(nn.Module):
+    def __init__(self, in_channels=4, channels=16):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Conv3d(in_channels, channels, 3, padding=1, bias=False), nn.BatchNorm3d(channels),
+                                 nn.ReLU())
+        self.down = nn.Sequential(nn.Conv3d(channels, 2 * channels, 3, stride=2, padding=1, bias=False),
+                                  nn.BatchNorm3d(2 * channels), nn.ReLU())
+        self.up = nn.Upsample(scale_factor=2, mode="nearest-exact")
+        self.dec = nn.Sequential(nn.Conv3d(3 * channels, channels, 3, padding=1, bias=False), nn.BatchNorm3d(channels),
+                                 nn.ReLU())
+        self.head = nn.Conv3d(channels, 1, 1)
+
+    def forward(self, x):
+        skip = self.enc(x)
+        y = self.up(self.down(skip))
+        return self.head(self.dec(torch.cat([y, skip], dim=1)))
+
+
+def cpu_capability():
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage" in line:
+            return "ATen " + line.split(":", 1)[1].strip()
+    return "ATen CPU capability unknown"
+
+
+def make_run(memory_format, size, batch):
+    torch.manual_seed(0)
+    model = UNetBlock().to(memory_format=memory_format)
+    x = torch.randn(batch, 4, size, size, size).contiguous(memory_format=memory_format)
+    target = torch.randn(batch, 1, size, size, size).contiguous(memory_format=memory_format)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = F.mse_loss(model(x), target)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
+
+
+def timed(step, enabled):
+    if enabled:
+        oa.enable()
+    else:
+        oa.disable()
+    start = time.perf_counter()
+    step()
+    elapsed = time.perf_counter() - start
+    oa.disable()
+    return elapsed
+
+
+def profile(step, enabled, steps):
+    """Per step, the CPU time of each operator's calls (children included: whatever the
+    kernel calls), averaged over `steps` profiled steps."""
+    (oa.enable if enabled else oa.disable)()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        for _ in range(steps):
+            step()
+    oa.disable()
+    per_op = {name: 0.0 for name in OPERATORS}
+    for event in prof.key_averages():
+        if event.key in per_op:
+            per_op[event.key] += event.cpu_time_total / 1e3 / steps
+    return per_op
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--size", type=int, default=32, help="volume edge D = H = W")
+    parser.add_argument("--batch", type=int, default=2)
+    parser.add_argument("--profile-steps", type=int, default=3, help="steps the profiler averages per configuration")
+    parser.add_argument("--no-profile", action="store_true", help="step times only")
+    parser.add_argument("--markdown", help="append the tables to this file")
+    args = parser.parse_args()
+
+    lines = [f"Block: in 4 ch, 16/32 ch, batch {args.batch}, volume {args.size}^3, fp32, SGD; median of "
+             f"{args.steps} steps after {args.warmup} warm-up, stock and enabled alternating in one process "
+             f"(PyTorch {torch.__version__}, {cpu_capability()}).", "",
+             "| threads | memory format | stock step (ms) | enabled step (ms) | whole-step speed-up |",
+             "|---|---|---|---|---|"]
+    op_lines = ["| threads | memory format | operator | stock (ms) | enabled (ms) | speed-up |", "|---|---|---|---|---|---|"]
+    for threads in [int(t) for t in args.threads.split(",")]:
+        torch.set_num_threads(threads)
+        for format_name, memory_format in (("contiguous", torch.contiguous_format),
+                                           ("channels_last_3d", torch.channels_last_3d)):
+            runs = {False: make_run(memory_format, args.size, args.batch),
+                    True: make_run(memory_format, args.size, args.batch)}
+            losses = {mode: [runs[mode]() for _ in range(args.warmup)] for mode in runs}
+            times = {False: [], True: []}
+            for _ in range(args.steps):
+                for mode in (False, True):
+                    times[mode].append(timed(runs[mode], mode))
+            stock_ms, ours_ms = (statistics.median(times[m]) * 1e3 for m in (False, True))
+            lines.append(f"| {threads} | {format_name} | {stock_ms:.1f} | {ours_ms:.1f} | {stock_ms / ours_ms:.2f}x |")
+            if args.no_profile:
+                continue
+            per_op = {mode: profile(runs[mode], mode, args.profile_steps) for mode in (False, True)}
+            for name in OPERATORS:
+                a, b = per_op[False][name], per_op[True][name]
+                op_lines.append(f"| {threads} | {format_name} | `{name[6:]}` | {a:.2f} | {b:.2f} | "
+                                f"{a / b if b > 0 else float('nan'):.2f}x |")
+            print(lines[-1], flush=True)
+            del losses
+    text = "\n".join(lines) + "\n"
+    if not args.no_profile:
+        text += "\n".join(["", f"Per operator and step (profiler, mean of {args.profile_steps} steps, CPU time of the "
+                            "operator's calls):", ""] + op_lines) + "\n"
+    print()
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "a") as out:
+            out.write(text)
+
+
+if __name__ == "__main__":
+    main()
