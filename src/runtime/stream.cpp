@@ -56,13 +56,17 @@ class Stream {
     }
     std::string failure = RunTask(task);
     task = nullptr;
+    bool work_waiting;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       inline_running_ = false;
       Complete(std::move(failure));
+      work_waiting = !queue_.empty();
     }
     done_cv_.notify_all();
-    work_cv_.notify_one();
+    // Wake the worker only for work queued meanwhile: an idle worker woken for nothing
+    // would cost two context switches per call.
+    if (work_waiting) work_cv_.notify_one();
     return true;
   }
 

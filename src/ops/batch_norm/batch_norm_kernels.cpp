@@ -19,6 +19,7 @@
 #ifndef OA_BN_KERNELS_SHARED_
 #define OA_BN_KERNELS_SHARED_
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <cstdint>
 
@@ -122,6 +123,25 @@ inline double ReadChannel(const ChannelVector& v, int64_t c, double absent) {
 
 inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
   WriteElement(v.data + c * v.stride_bytes, v.dtype, value);
+}
+
+// A dense fp32 channel vector: the common case, read and written without the dtype switch.
+inline bool DenseFloat(const ChannelVector& v) { return v.dtype == ACL_FLOAT && v.stride_bytes == sizeof(float); }
+
+// out[c] = v[c] (absent: `absent`) for every channel, in a loop the compiler vectorises for
+// dense fp32; the same values as ReadChannel.
+void ReadChannels(const ChannelVector& v, int64_t channels, double absent, double* out) {
+  if (v.data == nullptr) {
+    std::fill_n(out, channels, absent);
+  } else if (DenseFloat(v)) {
+    for (int64_t c = 0; c < channels; ++c) {
+      float value;
+      std::memcpy(&value, v.data + c * static_cast<int64_t>(sizeof(float)), sizeof value);
+      out[c] = value;
+    }
+  } else {
+    for (int64_t c = 0; c < channels; ++c) out[c] = ReadElement(v.data + c * v.stride_bytes, v.dtype);
+  }
 }
 
 // The fp32 write path needs coefficients that fp32 holds to within its relative precision:
@@ -693,19 +713,27 @@ namespace {
 
 // Reads weight and the given statistics; fixes mean, scale = w*r and r per channel, and
 // the affine coefficients of the forward operators (slope = w*r, shift = b).
+// Channel by channel: r = spread (training) or 1/sqrt(spread + eps), scale = w·r; for the
+// affine pass slope = w·r and shift = bias. One array at a time, so each loop vectorises.
 void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
-  for (int64_t c = 0; c < plan.channels; ++c) {
-    const double w = ReadChannel(plan.weight, c, 1.0);
-    const double spread = ReadChannel(plan.spread, c, 1.0);
-    const double r = plan.training ? spread : 1.0 / std::sqrt(spread + plan.eps);
-    ws.mean[c] = ReadChannel(plan.mean, c, 0.0);
-    ws.invstd[c] = r;
-    ws.scale[c] = w * r;
-    ws.slope[c] = plan.operation == Operation::kAffine ? w * r : 0.0;
-    ws.shift[c] = plan.operation == Operation::kAffine ? ReadChannel(plan.bias, c, 0.0) : 0.0;
-    ws.sum_dy[c] = ReadChannel(plan.sum_dy_in, c, 0.0);
-    ws.sum_dyx[c] = ReadChannel(plan.sum_dyxmu_in, c, 0.0);
+  const int64_t channels = plan.channels;
+  const bool affine = plan.operation == Operation::kAffine;
+  ReadChannels(plan.mean, channels, 0.0, ws.mean);
+  ReadChannels(plan.spread, channels, 1.0, ws.invstd);
+  if (!plan.training) {
+    for (int64_t c = 0; c < channels; ++c) ws.invstd[c] = 1.0 / std::sqrt(ws.invstd[c] + plan.eps);
   }
+  ReadChannels(plan.weight, channels, 1.0, ws.scale);
+  for (int64_t c = 0; c < channels; ++c) ws.scale[c] *= ws.invstd[c];
+  if (affine) {
+    std::copy_n(ws.scale, channels, ws.slope);
+    ReadChannels(plan.bias, channels, 0.0, ws.shift);
+  } else {
+    std::fill_n(ws.slope, channels, 0.0);
+    std::fill_n(ws.shift, channels, 0.0);
+  }
+  ReadChannels(plan.sum_dy_in, channels, 0.0, ws.sum_dy);
+  ReadChannels(plan.sum_dyxmu_in, channels, 0.0, ws.sum_dyx);
 }
 
 void ExpandLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
@@ -760,6 +788,14 @@ void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
     const double* part_dyx = part_dy + width;
     int64_t lane = 0;
     while (lane < width) {
+      if (plan.lane_repeat == 1) {  // a pack is one lane per channel: the same sums, vectorised
+        for (int64_t c = 0; c < plan.channels; ++c) {
+          ws.sum_dy[c] += part_dy[lane + c];
+          ws.sum_dyx[c] += part_dyx[lane + c];
+        }
+        lane += plan.channels;
+        continue;
+      }
       for (int64_t c = 0; c < plan.channels; ++c) {
         double sum_dy = ws.sum_dy[c], sum_dyx = ws.sum_dyx[c];
         for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
@@ -862,15 +898,37 @@ void WriteStatistics(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   }
 }
 
-// dx = scale*dy + slope*(x - mean) + shift with the training coefficients, sums over `count` elements.
-void TrainingCoefficients(const WorkspaceArrays& ws, int64_t c, double count) {
+// dx = scale*dy + slope*(x - mean) + shift with the training coefficients of channels
+// [begin, end), sums over `count` elements.
+inline void TrainingCoefficients(const WorkspaceArrays& ws, int64_t begin, int64_t end, double count) {
   const double inv_m = 1.0 / count;
-  const double r = ws.invstd[c];
-  ws.slope[c] = -ws.scale[c] * (r * r) * (ws.sum_dyx[c] * inv_m);
-  ws.shift[c] = -ws.scale[c] * (ws.sum_dy[c] * inv_m);
+  for (int64_t c = begin; c < end; ++c) {
+    const double r = ws.invstd[c];
+    ws.slope[c] = -ws.scale[c] * (r * r) * (ws.sum_dyx[c] * inv_m);
+    ws.shift[c] = -ws.scale[c] * (ws.sum_dy[c] * inv_m);
+  }
 }
 
 void WriteChannelOutputs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
+  const ChannelVector* outputs[] = {&plan.grad_weight, &plan.grad_bias, &plan.sum_dy_out, &plan.sum_dyxmu_out};
+  bool all_dense_float = true;
+  for (const ChannelVector* v : outputs) all_dense_float &= v->data == nullptr || DenseFloat(*v);
+  if (all_dense_float) {
+    // The same values and the same store order (the outputs may overlap one another), without
+    // the per-element dtype switch.
+    const auto store = [](const ChannelVector& v, int64_t c, double value) {
+      if (v.data == nullptr) return;
+      const float narrow = static_cast<float>(value);
+      std::memcpy(v.data + c * static_cast<int64_t>(sizeof(float)), &narrow, sizeof narrow);
+    };
+    for (int64_t c = 0; c < plan.channels; ++c) {
+      store(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
+      store(plan.grad_bias, c, ws.sum_dy[c]);
+      store(plan.sum_dy_out, c, ws.sum_dy[c]);
+      store(plan.sum_dyxmu_out, c, ws.sum_dyx[c]);
+    }
+    return;
+  }
   for (int64_t c = 0; c < plan.channels; ++c) {
     if (plan.grad_weight.data != nullptr) WriteChannel(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
     if (plan.grad_bias.data != nullptr) WriteChannel(plan.grad_bias, c, ws.sum_dy[c]);
@@ -988,7 +1046,7 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
       return;
     case Operation::kElemtBackward: {
       const double total = CounterTotal(plan.counter);
-      for (int64_t c = 0; c < plan.channels; ++c) TrainingCoefficients(ws, c, total);
+      TrainingCoefficients(ws, 0, plan.channels, total);
       if (plan.mixed_dtypes) {
         ParallelFor(blocks, plan.max_threads, [&](int64_t task) { MixedTrainWriteBlock(plan, ws, task); });
         return;
@@ -1010,7 +1068,7 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
             const int64_t first = c * plan.blocks_per_channel;
             for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kReduce, first + b);
             CombineChannel(plan, ws, c);
-            TrainingCoefficients(ws, c, m);
+            TrainingCoefficients(ws, c, c + 1, m);
             if (!plan.want_dx()) return;
             for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kTrainWrite, first + b);
           });
@@ -1018,7 +1076,7 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
           run_pass(kReduce);
           CombineAll(plan, ws);
           if (plan.want_dx()) {
-            for (int64_t c = 0; c < plan.channels; ++c) TrainingCoefficients(ws, c, m);
+            TrainingCoefficients(ws, 0, plan.channels, m);
             ExpandLanes(plan, ws);
             run_pass(kTrainWrite);
           }
