@@ -853,6 +853,24 @@ void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
     const double block_rows = static_cast<double>(std::min(rows, (rb + 1) * plan.rows_per_block) - rb * plan.rows_per_block);
     int64_t lane = 0;
     while (lane < width) {
+      if (plan.lane_repeat == 1 && block_rows > 0.0) {
+        // A pack is one lane per channel, and every channel has seen the same rows so far:
+        // MergeMoments for all channels at once, the same operations in the same order.
+        const double count = ws.sum_dy[0];
+        const double weight = count * block_rows / (count + block_rows);
+        for (int64_t c = 0; c < plan.channels; ++c) {
+          double m2 = ws.sum_dyx[c];
+          if (count > 0.0) {
+            const double delta = part_mean[lane + c] - ws.mean[c] / count;
+            m2 += delta * delta * weight;
+          }
+          ws.sum_dyx[c] = m2 + part_m2[lane + c];
+          ws.mean[c] += block_rows * part_mean[lane + c];
+          ws.sum_dy[c] = count + block_rows;
+        }
+        lane += plan.channels;
+        continue;
+      }
       for (int64_t c = 0; c < plan.channels; ++c) {
         for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
           MergeMoments(ws.sum_dy[c], ws.mean[c], ws.sum_dyx[c], block_rows, part_mean[lane], part_m2[lane]);
@@ -863,16 +881,19 @@ void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) ws.mean[c] /= ws.sum_dy[c];  // ws.mean held the sums
 }
 
-// Channel c's invstd from its moments, and the forward's affine coefficients
-// (y = w*r*(x - mean) + b). Writes nothing outside the workspace.
-void StatisticsCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c) {
-  const double variance = ws.sum_dyx[c] / static_cast<double>(plan.reduce_size);
-  const double r = 1.0 / std::sqrt(variance + plan.eps);
-  const double w = ReadChannel(plan.weight, c, 1.0);
-  ws.invstd[c] = r;
-  ws.scale[c] = w * r;
-  ws.slope[c] = w * r;
-  ws.shift[c] = ReadChannel(plan.bias, c, 0.0);
+// The invstd of channels [begin, end) from their moments, and the forward's affine
+// coefficients (y = w*r*(x - mean) + b). Writes nothing outside the workspace. One array at
+// a time, so the loops (the square roots and divisions above all) vectorise.
+void StatisticsCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
+  const double count = static_cast<double>(plan.reduce_size);
+  for (int64_t c = begin; c < end; ++c) ws.invstd[c] = 1.0 / std::sqrt(ws.sum_dyx[c] / count + plan.eps);
+  ChannelVector weight = plan.weight, bias = plan.bias;
+  if (weight.data != nullptr) weight.data += begin * weight.stride_bytes;
+  if (bias.data != nullptr) bias.data += begin * bias.stride_bytes;
+  ReadChannels(weight, end - begin, 1.0, ws.scale + begin);
+  for (int64_t c = begin; c < end; ++c) ws.scale[c] *= ws.invstd[c];
+  std::copy(ws.scale + begin, ws.scale + end, ws.slope + begin);
+  ReadChannels(bias, end - begin, 0.0, ws.shift + begin);
 }
 
 // The statistics outputs and the running update, one channel after another (after every
@@ -880,6 +901,38 @@ void StatisticsCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws
 void WriteStatistics(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   const double count = static_cast<double>(plan.reduce_size);
   const double momentum = plan.momentum;
+  const bool training = plan.operation == Operation::kForwardTraining;
+  const ChannelVector* vectors[] = {&plan.mean_out, &plan.invstd_out, &plan.running_mean, &plan.running_var};
+  bool all_dense_float = true;
+  for (const ChannelVector* v : vectors) all_dense_float &= v->data == nullptr || DenseFloat(*v);
+  if (all_dense_float) {
+    // The same values in the same order (running mean and variance may overlap), without
+    // the per-element dtype switch.
+    const auto at = [](const ChannelVector& v, int64_t c) { return v.data + c * static_cast<int64_t>(sizeof(float)); };
+    const auto store = [&](const ChannelVector& v, int64_t c, double value) {
+      const float narrow = static_cast<float>(value);
+      std::memcpy(at(v, c), &narrow, sizeof narrow);
+    };
+    const auto load = [&](const ChannelVector& v, int64_t c) {
+      float value;
+      std::memcpy(&value, at(v, c), sizeof value);
+      return static_cast<double>(value);
+    };
+    for (int64_t c = 0; c < plan.channels; ++c) {
+      const double mean = ws.mean[c];
+      if (plan.mean_out.data != nullptr) store(plan.mean_out, c, mean);
+      if (plan.invstd_out.data != nullptr) store(plan.invstd_out, c, ws.invstd[c]);
+      if (!training) continue;
+      if (plan.running_mean.data != nullptr) {
+        store(plan.running_mean, c, (1.0 - momentum) * load(plan.running_mean, c) + momentum * mean);
+      }
+      if (plan.running_var.data != nullptr) {
+        const double unbiased = plan.reduce_size > 1 ? ws.sum_dyx[c] / (count - 1.0) : NAN;
+        store(plan.running_var, c, (1.0 - momentum) * load(plan.running_var, c) + momentum * unbiased);
+      }
+    }
+    return;
+  }
   for (int64_t c = 0; c < plan.channels; ++c) {
     const double mean = ws.mean[c];
     if (plan.mean_out.data != nullptr) WriteChannel(plan.mean_out, c, mean);
@@ -1025,13 +1078,13 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
           const int64_t first = c * plan.blocks_per_channel;
           for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kStats, first + b);
           CombineMomentsChannel(plan, ws, c);
-          StatisticsCoefficients(plan, ws, c);
+          StatisticsCoefficients(plan, ws, c, c + 1);
           for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kAffineWrite, first + b);
         });
       } else {
         run_pass(kStats);
         CombineMomentsAll(plan, ws);
-        for (int64_t c = 0; c < plan.channels; ++c) StatisticsCoefficients(plan, ws, c);
+        StatisticsCoefficients(plan, ws, 0, plan.channels);
         if (plan.want_dx()) {
           ExpandLanes(plan, ws);
           run_pass(kAffineWrite);
