@@ -4,7 +4,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: help deps deps-minimal deps-package deps-fuzz deps-pytorch demo demo-pytorch package test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
+.PHONY: help deps deps-minimal deps-package deps-fuzz deps-pytorch deps-bench demo demo-pytorch package test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
 
 help:
 	@echo "make demo   - build and run the example programs (prints what they compute), then a PyTorch"
@@ -31,6 +31,9 @@ deps-fuzz:
 
 deps-pytorch:
 	@scripts/install-deps.sh --pytorch
+
+deps-bench:
+	@scripts/install-deps.sh --bench
 
 # The main job: a light build (no tests, no oracle) of the library and its examples, then run
 # them; then the PyTorch extension's demo.
@@ -99,13 +102,25 @@ test-large: deps
 	cmake --build --preset release
 	ctest --test-dir build/release $(CTEST_FLAGS) -L large
 
-bench: deps
+# CSV per benchmark and the charts drawn from them (docs/bench/ holds a committed quiet run).
+BENCH_OUT := build/bench
+bench: deps-bench
 	cmake --preset release >/dev/null
 	cmake --build --preset release
+	@rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)/csv
+	@# The batch-norm family benchmarks run 1 and all threads themselves; the others once per count.
 	@for benchmark in build/release/bench/*/openaclnn_bench_*; do \
 	  [ -x "$$benchmark" ] || continue; \
-	  echo; echo "=== $$(basename $$benchmark)"; "$$benchmark" $(BENCH_ARGS); \
+	  name=$$(basename $$benchmark); \
+	  case $$name in *upsample*) thread_runs="--threads=1 --threads=2";; *) thread_runs="-";; esac; \
+	  for threads in $$thread_runs; do \
+	    [ "$$threads" = "-" ] && threads=""; \
+	    echo; echo "=== $$name $$threads"; \
+	    OPENACLNN_BENCH_CSV=$(BENCH_OUT)/csv/$$name.csv "$$benchmark" $$threads $(BENCH_ARGS); \
+	  done; \
 	done
+	@echo; echo "=== charts (ours vs PyTorch vs oneDNN vs roof, per case and thread count): $(BENCH_OUT)/charts"
+	@/usr/bin/python3 scripts/bench-chart.py $(BENCH_OUT)/charts $(BENCH_OUT)/csv/*.csv
 	@echo; echo "=== SyncBN step (examples/sync_batch_norm --time): global batch [16, 64, 28, 28] fp32 on W = 1 and 2 ranks vs the single-process operators"
 	@for ranks in 1 2; do \
 	  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np $$ranks \

@@ -6,7 +6,8 @@ set -euo pipefail
 # --minimal: what the library and its examples need (make demo); --package: that plus
 # CPack's Debian tools (dpkg-shlibdeps, file) for make package; default: everything the
 # tests (the package test included) and benchmarks need too; --with-fuzz adds clang's libFuzzer;
-# --pytorch: the minimal set plus libtorch-dev and python3-torch (the PyTorch extension's demo).
+# --pytorch: the minimal set plus libtorch-dev and python3-torch (the PyTorch extension's demo);
+# --bench: the default set plus python3-matplotlib (make bench draws charts).
 # Open MPI is in every set: libhccl (the HCCL collectives) builds on it and its examples run
 # under mpirun.
 packages=(cmake ninja-build g++ make pkg-config libhwy-dev libopenmpi-dev openmpi-bin)
@@ -17,6 +18,8 @@ case "${1:-}" in
   --with-fuzz) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev libdnnl-dev
                           nlohmann-json3-dev clang libclang-rt-14-dev) ;;
   --pytorch) packages+=(libtorch-dev python3-torch) ;;
+  --bench) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev python3-torch libdnnl-dev
+                      nlohmann-json3-dev python3-matplotlib "${package_tools[@]}") ;;
   *) packages+=(libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev python3-torch libdnnl-dev nlohmann-json3-dev
                 "${package_tools[@]}") ;;
 esac

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -243,7 +245,7 @@ bool ParseFlag(const char* arg, const char* name, std::string* value) {
   return true;
 }
 
-void PrintTable() {
+void PrintTable(const Options& options) {
   Registry& registry = TheRegistry();
   std::printf("\n%-44s %10s %9s %9s %9s %10s %9s %9s\n", "case", "MB moved", "ours ms", "GB/s ours",
               "GB/s torch", "GB/s copy", "ours/torch", "ours/copy");
@@ -270,11 +272,29 @@ void PrintTable() {
     cell(rate[kOurs] > 0 && rate[kCopy] > 0 ? rate[kOurs] / rate[kCopy] : -1, "%.2f", vs_copy);
     std::printf("%-44s %10.2f %9s %9s %9s %10s %9s %9s\n", c.name.c_str(), c.bytes * 1e-6, ours_ms, ours, torch, copy,
                 vs_torch, vs_copy);
+    AppendCsvRow({program_invocation_short_name, c.name, options.threads, c.bytes, registry.best[i][kOurs],
+                  registry.best[i][kTorch], 0.0, rate[kCopy], "copy"});
   }
   std::printf("(GB/s = bytes an ideal kernel moves / best time; ratios > 1: ours faster)\n");
 }
 
 }  // namespace
+
+void AppendCsvRow(const CsvRow& row) {
+  const char* path = std::getenv("OPENACLNN_BENCH_CSV");
+  if (path == nullptr || *path == '\0') return;
+  const bool fresh = !std::ifstream(path).good();
+  std::ofstream out(path, std::ios::app);
+  if (fresh) out << "benchmark,case,threads,bytes,ours_s,torch_s,onednn_s,roof_gbps,roof\n";
+  const auto number = [](double v) {
+    char text[32] = "";
+    if (v > 0 && std::isfinite(v)) std::snprintf(text, sizeof text, "%.6g", v);
+    return std::string(text);
+  };
+  out << row.benchmark << ',' << row.name << ',' << row.threads << ',' << static_cast<long long>(row.bytes) << ','
+      << number(row.ours_s) << ',' << number(row.torch_s) << ',' << number(row.onednn_s) << ','
+      << number(row.roof_gbps) << ',' << row.roof << '\n';
+}
 
 std::string TorchCapability() {
 #if OPENACLNN_BENCH_WITH_TORCH
@@ -389,7 +409,7 @@ int RunRegisteredCases(const Options& options, int argc, char** argv) {
   std::fflush(stdout);  // the header before Google Benchmark's own output
   TableReporter reporter(std::move(names));
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  PrintTable();
+  PrintTable(options);
   benchmark::Shutdown();
   return 0;
 }

@@ -111,4 +111,19 @@ int RunRegisteredCases(const Options& options, int argc, char** argv);
 // The ATen CPU kernel set torch uses ("AVX2", ...) or "torch not built in".
 std::string TorchCapability();
 
+// ---------------------------------------------------------------------------------------
+// (d) CSV rows for charts (scripts/bench-chart.py): when OPENACLNN_BENCH_CSV names a file,
+// each timed row is appended to it (a header first if the file is new):
+//   benchmark,case,threads,bytes,ours_s,torch_s,onednn_s,roof_gbps,roof
+// bytes: what an ideal kernel moves per call; *_s: seconds per call (empty: not run);
+// roof_gbps: the bandwidth the case is held to, measured in the same run, and `roof` names it
+// ("copy": the copy probe over the same bytes; "triad": the triad probe).
+struct CsvRow {
+  std::string benchmark, name;
+  int threads = 0;
+  double bytes = 0, ours_s = 0, torch_s = 0, onednn_s = 0, roof_gbps = 0;
+  std::string roof;
+};
+void AppendCsvRow(const CsvRow& row);
+
 }  // namespace bench

@@ -21,6 +21,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cerrno>  // program_invocation_short_name
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -459,6 +460,8 @@ inline int RunFamilyBench(const OpBench& op, int argc, char** argv) {
               std::printf(" %7.1f %4.0f%%", read, 100.0 * gbs / read);
             }
             std::printf(" %8s %8s\n", Ratio(t_torch, t_ours).c_str(), Ratio(t_dnnl, t_ours).c_str());
+            bench::AppendCsvRow({program_invocation_short_name, name, threads, op.traffic_factor(mode) * p.Bytes(),
+                                 t_ours, t_torch, t_dnnl, triad, "triad"});
             std::fflush(stdout);
           }
         }
