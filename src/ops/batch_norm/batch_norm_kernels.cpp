@@ -20,6 +20,7 @@
 #define OA_BN_KERNELS_SHARED_
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <cmath>
 #include <cstdint>
 
@@ -128,19 +129,38 @@ inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
 // A dense fp32 channel vector: the common case, read and written without the dtype switch.
 inline bool DenseFloat(const ChannelVector& v) { return v.dtype == ACL_FLOAT && v.stride_bytes == sizeof(float); }
 
+// ReadChannel / WriteChannel of a present vector; kDenseFloat: known to be dense fp32.
+template <bool kDenseFloat>
+inline double LoadChannel(const ChannelVector& v, int64_t c) {
+  if (!kDenseFloat) return ReadElement(v.data + c * v.stride_bytes, v.dtype);
+  float value;
+  std::memcpy(&value, v.data + c * static_cast<int64_t>(sizeof(float)), sizeof value);
+  return value;
+}
+template <bool kDenseFloat>
+inline void StoreChannel(const ChannelVector& v, int64_t c, double value) {
+  if (!kDenseFloat) return WriteChannel(v, c, value);
+  const float narrow = static_cast<float>(value);
+  std::memcpy(v.data + c * static_cast<int64_t>(sizeof(float)), &narrow, sizeof narrow);
+}
+
+// Whether every present vector of the list is dense fp32.
+inline bool AllDenseFloat(std::initializer_list<const ChannelVector*> vectors) {
+  for (const ChannelVector* v : vectors) {
+    if (v->data != nullptr && !DenseFloat(*v)) return false;
+  }
+  return true;
+}
+
 // out[c] = v[c] (absent: `absent`) for every channel, in a loop the compiler vectorises for
 // dense fp32; the same values as ReadChannel.
 void ReadChannels(const ChannelVector& v, int64_t channels, double absent, double* out) {
   if (v.data == nullptr) {
     std::fill_n(out, channels, absent);
   } else if (DenseFloat(v)) {
-    for (int64_t c = 0; c < channels; ++c) {
-      float value;
-      std::memcpy(&value, v.data + c * static_cast<int64_t>(sizeof(float)), sizeof value);
-      out[c] = value;
-    }
+    for (int64_t c = 0; c < channels; ++c) out[c] = LoadChannel<true>(v, c);
   } else {
-    for (int64_t c = 0; c < channels; ++c) out[c] = ReadElement(v.data + c * v.stride_bytes, v.dtype);
+    for (int64_t c = 0; c < channels; ++c) out[c] = LoadChannel<false>(v, c);
   }
 }
 
@@ -712,9 +732,8 @@ HWY_EXPORT(BatchNormBlockTask);
 namespace {
 
 // Reads weight and the given statistics; fixes mean, scale = w*r and r per channel, and
-// the affine coefficients of the forward operators (slope = w*r, shift = b).
-// Channel by channel: r = spread (training) or 1/sqrt(spread + eps), scale = w·r; for the
-// affine pass slope = w·r and shift = bias. One array at a time, so each loop vectorises.
+// the affine coefficients of the forward operators (slope = w*r, shift = b). One array at a
+// time, so each loop vectorises.
 void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   const int64_t channels = plan.channels;
   const bool affine = plan.operation == Operation::kAffine;
@@ -897,57 +916,35 @@ void StatisticsCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws
 }
 
 // The statistics outputs and the running update, one channel after another (after every
-// pass, so an output aliasing an input, or a stride-0 output, cannot change what was read).
-void WriteStatistics(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
+// pass, so an output aliasing an input, or a stride-0 output, cannot change what was read;
+// running mean and variance may overlap, so the order is part of the result).
+template <bool kDenseFloat>
+void WriteStatisticsAs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   const double count = static_cast<double>(plan.reduce_size);
   const double momentum = plan.momentum;
-  const bool training = plan.operation == Operation::kForwardTraining;
-  const ChannelVector* vectors[] = {&plan.mean_out, &plan.invstd_out, &plan.running_mean, &plan.running_var};
-  bool all_dense_float = true;
-  for (const ChannelVector* v : vectors) all_dense_float &= v->data == nullptr || DenseFloat(*v);
-  if (all_dense_float) {
-    // The same values in the same order (running mean and variance may overlap), without
-    // the per-element dtype switch.
-    const auto at = [](const ChannelVector& v, int64_t c) { return v.data + c * static_cast<int64_t>(sizeof(float)); };
-    const auto store = [&](const ChannelVector& v, int64_t c, double value) {
-      const float narrow = static_cast<float>(value);
-      std::memcpy(at(v, c), &narrow, sizeof narrow);
-    };
-    const auto load = [&](const ChannelVector& v, int64_t c) {
-      float value;
-      std::memcpy(&value, at(v, c), sizeof value);
-      return static_cast<double>(value);
-    };
-    for (int64_t c = 0; c < plan.channels; ++c) {
-      const double mean = ws.mean[c];
-      if (plan.mean_out.data != nullptr) store(plan.mean_out, c, mean);
-      if (plan.invstd_out.data != nullptr) store(plan.invstd_out, c, ws.invstd[c]);
-      if (!training) continue;
-      if (plan.running_mean.data != nullptr) {
-        store(plan.running_mean, c, (1.0 - momentum) * load(plan.running_mean, c) + momentum * mean);
-      }
-      if (plan.running_var.data != nullptr) {
-        const double unbiased = plan.reduce_size > 1 ? ws.sum_dyx[c] / (count - 1.0) : NAN;
-        store(plan.running_var, c, (1.0 - momentum) * load(plan.running_var, c) + momentum * unbiased);
-      }
-    }
-    return;
-  }
   for (int64_t c = 0; c < plan.channels; ++c) {
     const double mean = ws.mean[c];
-    if (plan.mean_out.data != nullptr) WriteChannel(plan.mean_out, c, mean);
-    if (plan.invstd_out.data != nullptr) WriteChannel(plan.invstd_out, c, ws.invstd[c]);
+    if (plan.mean_out.data != nullptr) StoreChannel<kDenseFloat>(plan.mean_out, c, mean);
+    if (plan.invstd_out.data != nullptr) StoreChannel<kDenseFloat>(plan.invstd_out, c, ws.invstd[c]);
     if (plan.operation != Operation::kForwardTraining) continue;
     if (plan.running_mean.data != nullptr) {
-      const double old = ReadChannel(plan.running_mean, c, 0.0);
-      WriteChannel(plan.running_mean, c, (1.0 - momentum) * old + momentum * mean);
+      const double old = LoadChannel<kDenseFloat>(plan.running_mean, c);
+      StoreChannel<kDenseFloat>(plan.running_mean, c, (1.0 - momentum) * old + momentum * mean);
     }
     if (plan.running_var.data != nullptr) {
       // Unbiased; one element per channel has no unbiased variance (NaN, as upstream and PyTorch).
       const double unbiased = plan.reduce_size > 1 ? ws.sum_dyx[c] / (count - 1.0) : NAN;
-      const double old = ReadChannel(plan.running_var, c, 1.0);
-      WriteChannel(plan.running_var, c, (1.0 - momentum) * old + momentum * unbiased);
+      const double old = LoadChannel<kDenseFloat>(plan.running_var, c);
+      StoreChannel<kDenseFloat>(plan.running_var, c, (1.0 - momentum) * old + momentum * unbiased);
     }
+  }
+}
+
+void WriteStatistics(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
+  if (AllDenseFloat({&plan.mean_out, &plan.invstd_out, &plan.running_mean, &plan.running_var})) {
+    WriteStatisticsAs<true>(plan, ws);
+  } else {
+    WriteStatisticsAs<false>(plan, ws);
   }
 }
 
@@ -962,31 +959,23 @@ inline void TrainingCoefficients(const WorkspaceArrays& ws, int64_t begin, int64
   }
 }
 
-void WriteChannelOutputs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
-  const ChannelVector* outputs[] = {&plan.grad_weight, &plan.grad_bias, &plan.sum_dy_out, &plan.sum_dyxmu_out};
-  bool all_dense_float = true;
-  for (const ChannelVector* v : outputs) all_dense_float &= v->data == nullptr || DenseFloat(*v);
-  if (all_dense_float) {
-    // The same values and the same store order (the outputs may overlap one another), without
-    // the per-element dtype switch.
-    const auto store = [](const ChannelVector& v, int64_t c, double value) {
-      if (v.data == nullptr) return;
-      const float narrow = static_cast<float>(value);
-      std::memcpy(v.data + c * static_cast<int64_t>(sizeof(float)), &narrow, sizeof narrow);
-    };
-    for (int64_t c = 0; c < plan.channels; ++c) {
-      store(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
-      store(plan.grad_bias, c, ws.sum_dy[c]);
-      store(plan.sum_dy_out, c, ws.sum_dy[c]);
-      store(plan.sum_dyxmu_out, c, ws.sum_dyx[c]);
-    }
-    return;
-  }
+// One channel after another: the outputs may overlap one another, so the order is part of
+// the result.
+template <bool kDenseFloat>
+void WriteChannelOutputsAs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) {
-    if (plan.grad_weight.data != nullptr) WriteChannel(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
-    if (plan.grad_bias.data != nullptr) WriteChannel(plan.grad_bias, c, ws.sum_dy[c]);
-    if (plan.sum_dy_out.data != nullptr) WriteChannel(plan.sum_dy_out, c, ws.sum_dy[c]);
-    if (plan.sum_dyxmu_out.data != nullptr) WriteChannel(plan.sum_dyxmu_out, c, ws.sum_dyx[c]);
+    if (plan.grad_weight.data != nullptr) StoreChannel<kDenseFloat>(plan.grad_weight, c, ws.invstd[c] * ws.sum_dyx[c]);
+    if (plan.grad_bias.data != nullptr) StoreChannel<kDenseFloat>(plan.grad_bias, c, ws.sum_dy[c]);
+    if (plan.sum_dy_out.data != nullptr) StoreChannel<kDenseFloat>(plan.sum_dy_out, c, ws.sum_dy[c]);
+    if (plan.sum_dyxmu_out.data != nullptr) StoreChannel<kDenseFloat>(plan.sum_dyxmu_out, c, ws.sum_dyx[c]);
+  }
+}
+
+void WriteChannelOutputs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
+  if (AllDenseFloat({&plan.grad_weight, &plan.grad_bias, &plan.sum_dy_out, &plan.sum_dyxmu_out})) {
+    WriteChannelOutputsAs<true>(plan, ws);
+  } else {
+    WriteChannelOutputsAs<false>(plan, ws);
   }
 }
 
