@@ -15,6 +15,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cerrno>  // program_invocation_short_name
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -368,6 +369,8 @@ int main(int argc, char** argv) {
             std::printf("%-36s %3d %9s %9s %9s %8.1f %8.1f %5.0f%% %8s %8s\n", name.c_str(), threads,
                         Ms(t_ours).c_str(), Ms(t_torch).c_str(), Ms(t_dnnl).c_str(), gbs, triad, 100.0 * gbs / triad,
                         Ratio(t_torch, t_ours).c_str(), Ratio(t_dnnl, t_ours).c_str());
+            bench::AppendCsvRow({program_invocation_short_name, name, threads, buffers.TrafficBytes(), t_ours, t_torch,
+                                 t_dnnl, triad, "triad"});
             std::fflush(stdout);
           }
         }

@@ -118,10 +118,6 @@ struct OuterCursor {
   }
 };
 
-inline double ReadChannel(const ChannelVector& v, int64_t c, double absent) {
-  return v.data == nullptr ? absent : ReadElement(v.data + c * v.stride_bytes, v.dtype);
-}
-
 inline void WriteChannel(const ChannelVector& v, int64_t c, double value) {
   WriteElement(v.data + c * v.stride_bytes, v.dtype, value);
 }
