@@ -51,7 +51,7 @@ package: deps-package
 	@ls build/packages/*.deb
 
 # CI runs this: every tier but `large` (the AArch64 tier included: cross-built, run under
-# qemu-aarch64, about 9 minutes on 2 cores), plus a bounded fuzz run of every target. The whole
+# qemu-aarch64, about 7½ minutes on 2 cores), plus a bounded fuzz run of every target. The whole
 # run sees no `shared/` folder beside the clone (scripts/without-shared.sh hides it), which
 # proves on every CI run that the tree is self-contained.
 test:
