@@ -4,14 +4,16 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 CTEST_FLAGS := --output-on-failure --no-tests=error
 
-.PHONY: help deps deps-minimal deps-package deps-fuzz deps-pytorch deps-bench demo demo-pytorch package test test-all mutation-check test-release test-asan test-tsan test-large test-fuzz bench fuzz clean
+.PHONY: help deps deps-minimal deps-package deps-fuzz deps-pytorch deps-bench deps-aarch64 demo demo-pytorch package test test-all mutation-check test-release test-asan test-tsan test-large test-aarch64 test-fuzz bench fuzz clean
 
 help:
 	@echo "make demo   - build and run the example programs (prints what they compute), then a PyTorch"
 	@echo "              training step with and without openaclnn.torch"
 	@echo "make test   - build and run the whole test suite: release (with the PyTorch oracle),"
-	@echo "              AddressSanitizer+UBSan unit tests, ThreadSanitizer stream tests"
+	@echo "              AddressSanitizer+UBSan unit tests, ThreadSanitizer stream tests,"
+	@echo "              the AArch64 unit tests under qemu (NEON, SVE/SVE2)"
 	@echo "make test-large - the slow tier (large problems)"
+	@echo "make test-aarch64 - cross-build for AArch64, run the unit tests under qemu-aarch64 on NEON and SVE/SVE2 (128, 256, 512 bits)"
 	@echo "make package - Debian packages openaclnn and openaclnn-dev in build/packages/"
 	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe; the SyncBN step at W = 1, 2"
 	@echo "make fuzz   - every libFuzzer target for FUZZ_SECONDS (default 60) each, ASan+UBSan"
@@ -34,6 +36,9 @@ deps-pytorch:
 
 deps-bench:
 	@scripts/install-deps.sh --bench
+
+deps-aarch64:
+	@scripts/install-deps.sh --aarch64
 
 # The main job: a light build (no tests, no oracle) of the library and its examples, then run
 # them; then the PyTorch extension's demo.
@@ -67,15 +72,17 @@ package: deps-package
 	cpack --config build/demo/CPackConfig.cmake -B build/packages
 	@ls build/packages/*.deb
 
-# CI runs this: every tier but `large`, plus a bounded fuzz run of every target. The whole
+# CI runs this: every tier but `large` (the AArch64 tier included: cross-built, run under
+# qemu-aarch64, about 7½ minutes on 2 cores), plus a bounded fuzz run of every target. The whole
 # run sees no `shared/` folder beside the clone (scripts/without-shared.sh hides it), which
 # proves on every CI run that the tree is self-contained.
 test:
 	@scripts/without-shared.sh $(MAKE) --no-print-directory test-all
 
-test-all: test-release test-asan test-tsan
+test-all: test-release test-asan test-tsan test-aarch64
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
-	@scripts/test-summary.sh build/release/ctest.log build/release/ctest-large.log build/asan/ctest.log build/tsan/ctest.log
+	@scripts/test-summary.sh build/release/ctest.log build/release/ctest-large.log build/asan/ctest.log build/tsan/ctest.log \
+	  build/aarch64/ctest-neon.log build/aarch64/ctest-sve128.log build/aarch64/ctest-sve256.log build/aarch64/ctest-sve512.log
 
 CI_FUZZ_SECONDS ?= 30
 
@@ -101,6 +108,12 @@ test-large: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release
 	ctest --test-dir build/release $(CTEST_FLAGS) -L large
+
+# AArch64: cross-built (preset aarch64), the unit and example tests run under qemu-aarch64
+# on a NEON-only CPU model and on SVE/SVE2 at 128, 256 and 512 bits (scripts/test-aarch64.sh;
+# each run prints its CTest summary and keeps it in build/aarch64/ctest-<run>.log).
+test-aarch64: deps-aarch64
+	scripts/test-aarch64.sh
 
 # CSV per benchmark and the charts drawn from them (docs/bench/ holds a committed quiet run).
 BENCH_OUT := build/bench

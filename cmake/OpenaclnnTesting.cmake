@@ -5,18 +5,31 @@
 # only (tests whose code does not depend on the target, or that force every target
 # themselves). Each binary links tests/support/simd_target_check.cpp, which fails the run
 # unless dispatch really uses the target its registration names.
+# Cross builds (the AArch64 preset, run under qemu-aarch64): the CPU is the emulated model
+# each test run picks (QEMU_CPU), not known at configure time, so the list holds every target
+# the library compiles; `<target>` runs on OPENACLNN_SIMD=best (the check asserts the best
+# target of the running CPU model), `<target>.<NAME>` on each compiled target (`.baseline`
+# for the last), each also labelled `target_<NAME>`, and scripts/test-aarch64.sh leaves out
+# per CPU model the labels of the targets that model does not run.
 # Labels in use: unit (no torch; also built with sanitizers), oracle (compares with
 # libtorch), threads (ThreadSanitizer build), large (slow tier, run by `make test-large`),
 # pytorch (the PyTorch extension under /usr/bin/python3, tests/pytorch).
 
+if(CMAKE_CROSSCOMPILING)
+  set(simd_probe_args --compiled)
+else()
+  set(simd_probe_args "")
+endif()
 if(NOT DEFINED OPENACLNN_TEST_SIMD_TARGETS)
+  # Cross-compiling, try_run runs the probe under CMAKE_CROSSCOMPILING_EMULATOR.
   try_run(simd_probe_run simd_probe_compiled ${CMAKE_BINARY_DIR}/simd_targets_probe
     ${PROJECT_SOURCE_DIR}/cmake/simd_targets_probe.cpp
     COMPILE_DEFINITIONS "-DHWY_DISABLED_TARGETS=${OPENACLNN_HWY_DISABLED_TARGETS}"
     LINK_LIBRARIES hwy::hwy
     CXX_STANDARD 17
     COMPILE_OUTPUT_VARIABLE simd_probe_compile_output
-    RUN_OUTPUT_VARIABLE simd_probe_output)
+    RUN_OUTPUT_VARIABLE simd_probe_output
+    ARGS ${simd_probe_args})
   if(NOT simd_probe_compiled OR NOT simd_probe_run EQUAL 0 OR simd_probe_output STREQUAL "")
     message(FATAL_ERROR "Cannot probe the SIMD targets of this CPU:\n${simd_probe_compile_output}\n${simd_probe_output}")
   endif()
@@ -24,7 +37,12 @@ if(NOT DEFINED OPENACLNN_TEST_SIMD_TARGETS)
   set(OPENACLNN_TEST_SIMD_TARGETS "${simd_probe_output}" CACHE STRING
     "SIMD targets the kernel tests run on, best first (the last is the portable baseline)")
 endif()
-message(STATUS "openaclnn: kernel tests run on the SIMD targets ${OPENACLNN_TEST_SIMD_TARGETS}")
+if(CMAKE_CROSSCOMPILING)
+  message(STATUS "openaclnn: kernel tests registered for every compiled SIMD target ${OPENACLNN_TEST_SIMD_TARGETS} "
+    "(each run keeps those its emulated CPU model runs)")
+else()
+  message(STATUS "openaclnn: kernel tests run on the SIMD targets ${OPENACLNN_TEST_SIMD_TARGETS}")
+endif()
 
 # Compiled once; an object library's objects go into each executable itself (not through an
 # archive), so the check's static registration cannot be dropped by the linker.
@@ -38,6 +56,12 @@ function(openaclnn_add_test target)
   endif()
   target_link_libraries(${target} PRIVATE openaclnn_simd_target_check)
   list(GET OPENACLNN_TEST_SIMD_TARGETS 0 best)
+  set(first 1)
+  if(CMAKE_CROSSCOMPILING)
+    # The best target of the CPU model the run emulates; every compiled target gets its own.
+    set(best best)
+    set(first 0)
+  endif()
   add_test(NAME ${target} COMMAND ${target} ${T_ARGS})
   set_tests_properties(${target} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
     ENVIRONMENT "OPENACLNN_SIMD=${best}")
@@ -46,7 +70,7 @@ function(openaclnn_add_test target)
   endif()
   list(LENGTH OPENACLNN_TEST_SIMD_TARGETS count)
   math(EXPR last "${count} - 1")
-  foreach(index RANGE 1 ${last})
+  foreach(index RANGE ${first} ${last})
     if(index GREATER last)
       break()
     endif()
@@ -57,6 +81,9 @@ function(openaclnn_add_test target)
     else()
       set(name ${target}.${simd})
       set(label simd)
+    endif()
+    if(CMAKE_CROSSCOMPILING)
+      list(APPEND label target_${simd})
     endif()
     add_test(NAME ${name} COMMAND ${target} ${T_ARGS})
     set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS};${label}" TIMEOUT ${T_TIMEOUT}

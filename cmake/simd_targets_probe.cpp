@@ -1,11 +1,23 @@
 // Configure-time probe: prints the SIMD targets the library compiles that this CPU runs,
-// best first, separated by ';'. HWY_DISABLED_TARGETS comes from the same compile definition
-// as the library's (see src/CMakeLists.txt), so the two lists agree.
+// best first, separated by ';'. With --compiled it prints every target the library compiles
+// instead, whatever this CPU runs (the cross build: the emulated CPU model is chosen per test
+// run, see cmake/OpenaclnnTesting.cmake). HWY_DISABLED_TARGETS comes from the same compile
+// definition as the library's (see src/CMakeLists.txt), so the lists agree.
+#include <hwy/highway.h>
 #include <hwy/targets.h>
 
 #include <cstdio>
+#include <cstring>
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--compiled") == 0) {
+    // Lower bits are better targets; HWY_TARGETS holds the compiled ones.
+    for (int bit = 0; bit < 63; ++bit) {
+      const int64_t target = int64_t{1} << bit;
+      if ((HWY_TARGETS & target) != 0) std::printf("%s;", hwy::TargetName(target));
+    }
+    return 0;
+  }
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) std::printf("%s;", hwy::TargetName(target));
   return 0;
 }

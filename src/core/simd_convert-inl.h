@@ -28,6 +28,27 @@ namespace hn = hwy::HWY_NAMESPACE;
 #define OA_SIMD_SCALAR_F16 0
 #endif
 
+// SVE (and RVV) vectors are sizeless types: they cannot be array elements or class members.
+// Kernels that keep a few vectors in an array declare it with OA_VEC_ARRAY and index it with
+// OA_VEC_AT: a plain array elsewhere, separate variables (up to four) on these targets, where
+// the index must be a constant after unrolling (the q loops are fully unrolled).
+#undef OA_SIZELESS_VECTORS
+#undef OA_VEC_ARRAY
+#undef OA_VEC_AT
+#if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
+    HWY_TARGET == HWY_SVE2_128 || HWY_TARGET == HWY_RVV
+#define OA_SIZELESS_VECTORS 1
+#define OA_VEC_ARRAY(V, name, count)                                   \
+  static_assert((count) >= 1 && (count) <= 4, "up to four vectors"); \
+  V name##0_, name##1_, name##2_, name##3_
+#define OA_VEC_AT(name, q) \
+  (*((q) == 0 ? &name##0_ : (q) == 1 ? &name##1_ : (q) == 2 ? &name##2_ : &name##3_))
+#else
+#define OA_SIZELESS_VECTORS 0
+#define OA_VEC_ARRAY(V, name, count) V name[count]
+#define OA_VEC_AT(name, q) name[q]
+#endif
+
 template <class DF>
 HWY_INLINE hn::Vec<DF> LoadAsFloat(DF df, const float* HWY_RESTRICT p) {
   return hn::LoadU(df, p);
@@ -79,6 +100,7 @@ HWY_INLINE void StoreFromFloat(hn::Vec<DF> v, DF df, Half16* HWY_RESTRICT p) {
   hn::Store(v, df, lanes);
   for (size_t i = 0; i < hn::Lanes(df); ++i) p[i].bits = FloatToHalf(lanes[i]);
 #else
+  (void)df;  // only the scalar fallback above needs it
   const hn::Rebind<hwy::float16_t, DF> df16;
   hn::StoreU(hn::DemoteTo(df16, v), df16, reinterpret_cast<hwy::float16_t*>(p));
 #endif

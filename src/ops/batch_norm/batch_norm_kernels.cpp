@@ -315,11 +315,19 @@ HWY_INLINE void StoreOut(VD v, D /*d*/, float* HWY_RESTRICT p, bool stream) {
 // with a lane too close (rare) is recomputed in f64, so the bits never depend on the path.
 using DW = hn::ScalableTag<float>;  // full-width float vectors
 using VW = hn::Vec<DW>;
+// Lanes of a full float vector. On scalable targets (SVE, SVE2) the vector length is known
+// only at run time, and MaxLanes is an upper bound, not the count.
+#undef OA_BN_WIDE_LANES
+#if HWY_HAVE_SCALABLE
+#define OA_BN_WIDE_LANES static_cast<int64_t>(hn::Lanes(DW()))
+#else
 constexpr int64_t kWideLanes = static_cast<int64_t>(hn::MaxLanes(DW()));
+#define OA_BN_WIDE_LANES kWideLanes
+#endif
 
 HWY_INLINE uint32_t MidpointBit(const BFloat16*) { return 0x8000u; }  // half of bf16's last bit, in f32 bits
 HWY_INLINE uint32_t MidpointBit(const Half16*) { return 0x1000u; }    // same for normal fp16
-HWY_INLINE hn::Mask<DW> InFormatRange(VW, const BFloat16*) { return hn::FirstN(DW(), kWideLanes); }
+HWY_INLINE hn::Mask<DW> InFormatRange(VW, const BFloat16*) { return hn::FirstN(DW(), OA_BN_WIDE_LANES); }
 HWY_INLINE hn::Mask<DW> InFormatRange(VW v, const Half16*) {  // fp16 normal and finite: the midpoint rule holds
   const DW dw;
   const VW magnitude = hn::Abs(v);
@@ -380,10 +388,22 @@ HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW 
 
 // ---------------------------------------------------------------- planar layout
 
+#if OA_SIZELESS_VECTORS
+// SVE vectors are sizeless types, which cannot be members: the vector sums are locals of
+// PlanarBlock, held here by reference.
+struct PlanarAccumulators {
+  VD& dy0;
+  VD& dyx0;
+  VD& dy1;
+  VD& dyx1;
+  double dy_tail = 0.0, dyx_tail = 0.0;
+};
+#else
 struct PlanarAccumulators {
   VD dy0, dyx0, dy1, dyx1;
   double dy_tail = 0.0, dyx_tail = 0.0;
 };
+#endif
 
 // One contiguous run piece of n elements.
 template <int kPass, class T>
@@ -426,13 +446,13 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
       const DW dw;
       const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
       const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
-      for (; i + kWideLanes <= n; i += kWideLanes) {
+      for (; i + OA_BN_WIDE_LANES <= n; i += OA_BN_WIDE_LANES) {
         VW terms;
         const VW v = NarrowValue<kPass>(x + i, dy + i, w_mean, w_scale, w_slope, w_shift, &terms);
         if (FarFromMidpoints(v, terms, dx)) {
           StoreFromFloat(v, dw, dx + i);
         } else {
-          for (int64_t j = i; j < i + kWideLanes; j += lanes) {
+          for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
             WideWrite<kPass>(x + j, dy + j, dx + j, v_mean, v_scale, v_slope, v_shift);
           }
         }
@@ -496,7 +516,12 @@ void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int6
   T* dx = nullptr;
   if (bn::WritesOutput(kPass)) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
 
+#if OA_SIZELESS_VECTORS
+  VD dy0 = hn::Zero(d), dyx0 = hn::Zero(d), dy1 = hn::Zero(d), dyx1 = hn::Zero(d);
+  PlanarAccumulators acc{dy0, dyx0, dy1, dyx1};
+#else
   PlanarAccumulators acc{hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+#endif
   OuterCursor cursor(plan.outer, begin / run_length);
   int64_t within = begin % run_length;
   for (int64_t i = begin; i < end;) {
@@ -586,14 +611,14 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
   }
   if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite || kPass == bn::kAffineWrite)) {
     const DW dw;
-    for (; i + kWideLanes <= n; i += kWideLanes) {
+    for (; i + OA_BN_WIDE_LANES <= n; i += OA_BN_WIDE_LANES) {
       VW terms;
       const VW v = NarrowValue<kPass>(x + i, dy + i, hn::LoadU(dw, lane_f.mean + i), hn::LoadU(dw, lane_f.scale + i),
                                       hn::LoadU(dw, lane_f.slope + i), hn::LoadU(dw, lane_f.shift + i), &terms);
       if (FarFromMidpoints(v, terms, dx)) {
         StoreFromFloat(v, dw, dx + i);
       } else {
-        for (int64_t j = i; j < i + kWideLanes; j += lanes) {
+        for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
           WideWrite<kPass>(x + j, dy + j, dx + j, hn::LoadU(d, mean + j), hn::LoadU(d, scale + j),
                            hn::LoadU(d, slope + j), hn::LoadU(d, shift + j));
         }

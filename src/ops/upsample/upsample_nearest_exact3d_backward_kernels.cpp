@@ -165,9 +165,9 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
                                  int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
                                  T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
-  hn::Vec<DF> acc[G];
+  OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
   #pragma GCC unroll 4
-  for (int q = 0; q < G; ++q) acc[q] = hn::Zero(df);
+  for (int q = 0; q < G; ++q) OA_VEC_AT(acc, q) = hn::Zero(df);
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
@@ -177,15 +177,15 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
         if (kTwice) {
           hn::Vec<DF> even, odd;
           LoadEvenOdd(df, src + 2 * l, &even, &odd);
-          acc[q] = hn::Add(hn::Add(acc[q], even), odd);
+          OA_VEC_AT(acc, q) = hn::Add(hn::Add(OA_VEC_AT(acc, q), even), odd);
         } else {
-          acc[q] = hn::Add(acc[q], LoadAsFloat(df, src + l));
+          OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), LoadAsFloat(df, src + l));
         }
       }
     }
   }
   #pragma GCC unroll 4
-  for (int q = 0; q < G; ++q) StoreFromFloat(acc[q], df, out_row + l0 + q * lanes);
+  for (int q = 0; q < G; ++q) StoreFromFloat(OA_VEC_AT(acc, q), df, out_row + l0 + q * lanes);
 }
 
 template <bool kTwice, typename T, class DF>
@@ -213,16 +213,16 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const auto& go = plan.grad_out_strides;
-  hn::Vec<DF> acc[G];
-  hn::Vec<DF> cleared[G];
+  OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
+  OA_VEC_ARRAY(hn::Vec<DF>, cleared, G);
   const int32_t* tables[G];
   int64_t windows[G];
   int32_t steps[G];
 #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
-    acc[q] = hn::Zero(df);
+    OA_VEC_AT(acc, q) = hn::Zero(df);
     tables[q] = plan.w_lookup.data() + chunks[q].table;
-    cleared[q] = hn::BitCast(df, hn::LoadU(di, tables[q]));
+    OA_VEC_AT(cleared, q) = hn::BitCast(df, hn::LoadU(di, tables[q]));
     windows[q] = chunks[q].window;
     steps[q] = chunks[q].max_count;
   }
@@ -234,17 +234,17 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
         const int32_t* HWY_RESTRICT table = tables[q] + lanes;
         // The unused lane becomes +0; lanes with nothing to add at step k read it, and
         // adding +0 leaves a sum that started at +0 unchanged.
-        const auto window = hn::AndNot(cleared[q], LoadAsFloat(df, src + windows[q]));
+        const auto window = hn::AndNot(OA_VEC_AT(cleared, q), LoadAsFloat(df, src + windows[q]));
         if (K > 0) {
 #pragma GCC unroll 8
           for (int32_t k = 0; k < K; ++k) {
             const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
-            acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
+            OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), hn::TableLookupLanes(window, index));
           }
         } else {
           for (int32_t k = 0; k < steps[q]; ++k) {
             const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
-            acc[q] = hn::Add(acc[q], hn::TableLookupLanes(window, index));
+            OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), hn::TableLookupLanes(window, index));
           }
         }
       }
@@ -252,9 +252,9 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
   }
   for (int q = 0; q < G; ++q) {
     if (chunks[q].outputs == lanes) {
-      StoreFromFloat(acc[q], df, out_row + chunks[q].first);
+      StoreFromFloat(OA_VEC_AT(acc, q), df, out_row + chunks[q].first);
     } else {
-      StorePartial(df, acc[q], static_cast<size_t>(chunks[q].outputs), out_row + chunks[q].first);
+      StorePartial(df, OA_VEC_AT(acc, q), static_cast<size_t>(chunks[q].outputs), out_row + chunks[q].first);
     }
   }
 }
@@ -479,11 +479,11 @@ HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const st
                                     int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin,
                                     int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0, int64_t c0,
                                     T* HWY_RESTRICT out_row) {
-  hn::Vec<DF> acc[G];
+  OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
   int64_t ow_begin[G], ow_end[G];
 #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
-    acc[q] = hn::Zero(df);
+    OA_VEC_AT(acc, q) = hn::Zero(df);
     ow_begin[q] = range_w.Begin(l0 + q);
     ow_end[q] = range_w.End(l0 + q);
   }
@@ -492,12 +492,14 @@ HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const st
       const T* HWY_RESTRICT src = batch + od * go[2] + oh * go[3] + c0;
 #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
-        for (int64_t ow = ow_begin[q]; ow < ow_end[q]; ++ow) acc[q] = hn::Add(acc[q], LoadAsFloat(df, src + ow * go[4]));
+        for (int64_t ow = ow_begin[q]; ow < ow_end[q]; ++ow) {
+          OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), LoadAsFloat(df, src + ow * go[4]));
+        }
       }
     }
   }
 #pragma GCC unroll 4
-  for (int q = 0; q < G; ++q) StoreFromFloat(acc[q], df, out_row + (l0 + q) * out_pixel_stride + c0);
+  for (int q = 0; q < G; ++q) StoreFromFloat(OA_VEC_AT(acc, q), df, out_row + (l0 + q) * out_pixel_stride + c0);
 }
 
 // Channels-last views (C has unit stride in both tensors): one row (n, i, j) of W*C

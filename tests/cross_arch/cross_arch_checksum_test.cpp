@@ -1,0 +1,487 @@
+// Cross-architecture checksums: a fixed set of problems run through the public API (inputs
+// from an integer hash, so every platform builds the same bytes), the output bytes hashed
+// with FNV-1a 64 and compared with tests/cross_arch/checksums.txt, generated on x86-64.
+// The test runs on every SIMD target of every architecture the suite runs on (x86: AVX3,
+// AVX2, SSE4, SCALAR; AArch64 under qemu: NEON, SVE, SVE2, SVE_256, SVE2_128), and each
+// problem at 1, 2 and 3 threads.
+//
+// What must match where is what the operator pages promise:
+// - upsample (forward and backward, fp32, fp16, bf16): the same bits on every target, every
+//   architecture and every thread count (a copy of the element bits / a float32 sum in a
+//   fixed order): compared with the golden file everywhere;
+// - batch norm (training forward, backward, Stats, Elemt): the same bits for any thread
+//   count on a given SIMD target: compared across 1, 2 and 3 threads in every run. The
+//   golden file also holds their x86 checksums, and a run whose batch-norm bits differ
+//   from them prints the difference (not a failure: the contract does not promise bits
+//   across targets for reductions).
+//
+// Regenerate the golden file (on x86-64, after a deliberate change of results):
+//   build/release/tests/cross_arch/cross_arch_checksum_test --regenerate
+// writes tests/cross_arch/checksums.txt in the source tree (--golden=PATH elsewhere).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_batch_norm.h"
+#include "aclnnop/aclnn_batch_norm_elemt.h"
+#include "aclnnop/aclnn_batch_norm_stats.h"
+#include "aclnnop/aclnn_fast_batch_norm_backward.h"
+#include "aclnnop/aclnn_upsample_nearest_exact3d.h"
+#include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
+#include "core/simd.h"
+#include "core/thread_pool.h"
+
+namespace {
+
+std::string g_golden_path = OPENACLNN_CROSS_ARCH_GOLDEN;
+bool g_regenerate = false;
+
+// ------------------------------------------------------------------ deterministic inputs
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// A finite float with a full random mantissa, magnitude in [2^(lo-127), 2^(hi-126)).
+uint32_t FloatBits(uint64_t h, uint32_t lo_exponent, uint32_t hi_exponent) {
+  const uint32_t sign = static_cast<uint32_t>(h >> 63) << 31;
+  const uint32_t exponent = lo_exponent + static_cast<uint32_t>((h >> 32) % (hi_exponent - lo_exponent + 1));
+  return sign | (exponent << 23) | static_cast<uint32_t>(h & 0x7FFFFF);
+}
+
+enum class Type { kF32, kF16, kBF16 };
+
+const char* TypeName(Type type) { return type == Type::kF32 ? "fp32" : type == Type::kF16 ? "fp16" : "bf16"; }
+aclDataType AclType(Type type) { return type == Type::kF32 ? ACL_FLOAT : type == Type::kF16 ? ACL_FLOAT16 : ACL_BF16; }
+size_t TypeBytes(Type type) { return type == Type::kF32 ? 4 : 2; }
+
+// count elements of `type` from stream `seed`; `positive` keeps the sign bit clear.
+std::vector<uint8_t> Fill(Type type, int64_t count, uint64_t seed, bool positive = false) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(count) * TypeBytes(type));
+  for (int64_t i = 0; i < count; ++i) {
+    uint64_t h = SplitMix64(seed * 0x100000001B3ull + static_cast<uint64_t>(i));
+    if (positive) h &= ~(uint64_t{1} << 63);
+    if (type == Type::kF32) {
+      const uint32_t bits = FloatBits(h, 120, 134);  // about 2^-7 .. 2^8
+      std::memcpy(bytes.data() + 4 * i, &bits, 4);
+    } else if (type == Type::kBF16) {
+      const uint16_t bits = static_cast<uint16_t>(FloatBits(h, 120, 134) >> 16);
+      std::memcpy(bytes.data() + 2 * i, &bits, 2);
+    } else {
+      const uint16_t sign = static_cast<uint16_t>((h >> 63) << 15);
+      const uint16_t exponent = static_cast<uint16_t>(8 + (h >> 32) % 15);  // about 2^-7 .. 2^8
+      const uint16_t bits = static_cast<uint16_t>(sign | (exponent << 10) | (h & 0x3FF));
+      std::memcpy(bytes.data() + 2 * i, &bits, 2);
+    }
+  }
+  return bytes;
+}
+
+uint64_t Fnv1a(const std::vector<uint8_t>& bytes, uint64_t hash = 0xCBF29CE484222325ull) {
+  for (uint8_t byte : bytes) {
+    hash ^= byte;
+    hash *= 0x100000001B3ull;
+  }
+  return hash;
+}
+
+// ------------------------------------------------------------------ device tensors
+
+// Device memory holding `bytes`, viewed as one tensor.
+class DeviceTensor {
+ public:
+  DeviceTensor(const std::vector<uint8_t>& bytes, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
+               aclDataType type, aclFormat format)
+      : bytes_(bytes.size()) {
+    EXPECT_EQ(aclrtMalloc(&data_, bytes_, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(data_, bytes_, bytes.data(), bytes_, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+    const int64_t storage = static_cast<int64_t>(bytes_) / static_cast<int64_t>(type == ACL_FLOAT ? 4 : 2);
+    tensor_ = aclCreateTensor(dims.data(), dims.size(), type, strides.data(), 0, format, &storage, 1, data_);
+    EXPECT_NE(tensor_, nullptr) << aclGetRecentErrMsg();
+  }
+  DeviceTensor(const DeviceTensor&) = delete;
+  DeviceTensor& operator=(const DeviceTensor&) = delete;
+  ~DeviceTensor() {
+    aclDestroyTensor(tensor_);
+    aclrtFree(data_);
+  }
+  aclTensor* get() const { return tensor_; }
+  std::vector<uint8_t> Read() const {
+    std::vector<uint8_t> host(bytes_);
+    EXPECT_EQ(aclrtMemcpy(host.data(), bytes_, data_, bytes_, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    return host;
+  }
+
+ private:
+  size_t bytes_;
+  void* data_ = nullptr;
+  aclTensor* tensor_ = nullptr;
+};
+
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size() - 1; i-- > 0;) strides[i] = strides[i + 1] * dims[i + 1];
+  return strides;
+}
+
+int64_t Count(const std::vector<int64_t>& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  return count;
+}
+
+// [N, C, *] viewed over channels-last memory (C innermost), as the batch-norm pages allow.
+std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> order = {0};  // N, spatial dims, then C
+  for (size_t i = 2; i < dims.size(); ++i) order.push_back(static_cast<int64_t>(i));
+  order.push_back(1);
+  std::vector<int64_t> strides(dims.size());
+  int64_t stride = 1;
+  for (size_t k = order.size(); k-- > 0;) {
+    strides[order[k]] = stride;
+    stride *= dims[order[k]];
+  }
+  return strides;
+}
+
+std::unique_ptr<DeviceTensor> Make(Type type, const std::vector<int64_t>& dims, uint64_t seed,
+                                   aclFormat format = ACL_FORMAT_ND, bool channels_last = false,
+                                   bool positive = false) {
+  return std::make_unique<DeviceTensor>(Fill(type, Count(dims), seed, positive), dims,
+                                        channels_last ? ChannelsLastStrides(dims) : ContiguousStrides(dims),
+                                        AclType(type), format);
+}
+
+// Outputs start as a fixed byte pattern, so an element left unwritten changes nothing between
+// platforms but is still part of the checksum.
+std::unique_ptr<DeviceTensor> MakeOutput(Type type, const std::vector<int64_t>& dims, aclFormat format = ACL_FORMAT_ND,
+                                         bool channels_last = false) {
+  std::vector<uint8_t> pattern(static_cast<size_t>(Count(dims)) * TypeBytes(type), 0xA5);
+  return std::make_unique<DeviceTensor>(pattern, dims,
+                                        channels_last ? ChannelsLastStrides(dims) : ContiguousStrides(dims),
+                                        AclType(type), format);
+}
+
+// Phase 2 on the stream, then wait; false (with a test failure) on any error.
+bool RunPlanned(aclnnStatus planned, uint64_t workspace_size, aclOpExecutor* executor,
+                aclnnStatus (*run)(void*, uint64_t, aclOpExecutor*, aclrtStream), aclrtStream stream) {
+  EXPECT_EQ(planned, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  if (planned != ACLNN_SUCCESS) return false;
+  void* workspace = nullptr;
+  if (workspace_size > 0) {
+    EXPECT_EQ(aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
+  const aclnnStatus status = run(workspace, workspace_size, executor, stream);
+  EXPECT_EQ(status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS) << aclGetRecentErrMsg();
+  if (workspace != nullptr) aclrtFree(workspace);
+  return status == ACLNN_SUCCESS;
+}
+
+uint64_t HashOutputs(const std::vector<const DeviceTensor*>& outputs) {
+  uint64_t hash = 0xCBF29CE484222325ull;
+  for (const DeviceTensor* output : outputs) hash = Fnv1a(output->Read(), hash);
+  return hash;
+}
+
+// ------------------------------------------------------------------ the problems
+
+struct Problem {
+  std::string name;
+  bool bits_everywhere;  // upsample: golden on every target and architecture
+  std::function<uint64_t(aclrtStream)> run;
+};
+
+std::vector<Problem> Problems() {
+  std::vector<Problem> problems;
+  const Type types[] = {Type::kF32, Type::kF16, Type::kBF16};
+
+  // Upsample forward: sizes only (non-integer ratios), exact x2, scales that refine the
+  // ratio, a downsample, and channels-last (NDHWC) with odd channel counts.
+  struct Forward {
+    const char* name;
+    std::vector<int64_t> in;  // view dims: [N, C, D, H, W], or [N, D, H, W, C] for NDHWC
+    std::vector<int64_t> out_size;
+    double scale;  // > 0: given for all three dims
+    bool ndhwc;
+  };
+  const Forward forwards[] = {
+      {"ratio_7_9_11", {2, 3, 4, 5, 6}, {7, 9, 11}, 0.0, false},
+      {"twice", {1, 4, 3, 4, 37}, {6, 8, 74}, 0.0, false},
+      {"scales_2.9", {1, 2, 3, 3, 3}, {8, 8, 8}, 2.9, false},
+      {"down_5_3_17", {2, 3, 9, 7, 40}, {5, 3, 17}, 0.0, false},
+      {"ndhwc_c19", {2, 3, 4, 5, 19}, {5, 7, 9}, 0.0, true},
+      // Big enough for 3 threads and tasks (outputs of 1.5 MiB and more).
+      {"threads_33_41_81", {2, 4, 16, 20, 40}, {33, 41, 81}, 0.0, false},
+  };
+  for (const Forward& f : forwards) {
+    for (Type type : types) {
+      problems.push_back({std::string("upsample_forward.") + f.name + "." + TypeName(type), true,
+                          [f, type](aclrtStream stream) -> uint64_t {
+                            const aclFormat format = f.ndhwc ? ACL_FORMAT_NDHWC : ACL_FORMAT_NCDHW;
+                            std::vector<int64_t> out = f.in;
+                            const int first_spatial = f.ndhwc ? 1 : 2;
+                            for (int k = 0; k < 3; ++k) out[first_spatial + k] = f.out_size[k];
+                            auto self = Make(type, f.in, 11, format);
+                            auto result = MakeOutput(type, out, format);
+                            aclIntArray* size = aclCreateIntArray(f.out_size.data(), 3);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnUpsampleNearestExact3dGetWorkspaceSize(
+                                self->get(), size, f.scale, f.scale, f.scale, result->get(), &workspace, &executor);
+                            aclDestroyIntArray(size);
+                            if (!RunPlanned(planned, workspace, executor, aclnnUpsampleNearestExact3d, stream)) return 0;
+                            return HashOutputs({result.get()});
+                          }});
+    }
+  }
+
+  // Upsample backward: every width pattern the planner picks (identity, x2, windows and
+  // lookups for non-integer ratios, wide W), a downsample (gaps), channels-last.
+  struct Backward {
+    const char* name;
+    std::vector<int64_t> grad_out;  // [N, C, d, h, w] or [N, d, h, w, C]
+    std::vector<int64_t> input;     // [N, C, D, H, W] (inputSize), same order as grad_out's view
+    bool ndhwc;
+  };
+  const Backward backwards[] = {
+      {"ratio_7_9_11", {2, 3, 7, 9, 11}, {2, 3, 4, 5, 6}, false},
+      {"identity_w", {1, 3, 5, 4, 40}, {1, 3, 2, 4, 40}, false},
+      {"twice_w", {1, 4, 6, 8, 74}, {1, 4, 3, 4, 37}, false},
+      {"window_67_29", {1, 2, 3, 4, 67}, {1, 2, 2, 3, 29}, false},
+      {"wide_300_7", {1, 2, 2, 3, 300}, {1, 2, 1, 2, 7}, false},
+      {"down_3_4_9", {2, 2, 3, 4, 9}, {2, 2, 5, 7, 20}, false},
+      {"ndhwc_c19", {2, 6, 9, 12, 19}, {2, 3, 4, 5, 19}, true},
+      {"threads_17_25_61", {2, 4, 17, 25, 61}, {2, 4, 8, 16, 40}, false},  // big enough for 3 threads
+  };
+  for (const Backward& b : backwards) {
+    for (Type type : types) {
+      problems.push_back(
+          {std::string("upsample_backward.") + b.name + "." + TypeName(type), true,
+           [b, type](aclrtStream stream) -> uint64_t {
+             const aclFormat format = b.ndhwc ? ACL_FORMAT_NDHWC : ACL_FORMAT_NCDHW;
+             const int first_spatial = b.ndhwc ? 1 : 2;
+             const std::vector<int64_t> output_size = {b.grad_out[first_spatial], b.grad_out[first_spatial + 1],
+                                                       b.grad_out[first_spatial + 2]};
+             // inputSize is always [N, C, D, H, W].
+             const std::vector<int64_t> input_size =
+                 b.ndhwc ? std::vector<int64_t>{b.input[0], b.input[4], b.input[1], b.input[2], b.input[3]} : b.input;
+             auto grad_out = Make(type, b.grad_out, 23, format);
+             auto grad_input = MakeOutput(type, b.input, format);
+             aclIntArray* out_array = aclCreateIntArray(output_size.data(), 3);
+             aclIntArray* in_array = aclCreateIntArray(input_size.data(), 5);
+             uint64_t workspace = 0;
+             aclOpExecutor* executor = nullptr;
+             const aclnnStatus planned = aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
+                 grad_out->get(), out_array, in_array, 0.0, 0.0, 0.0, grad_input->get(), &workspace, &executor);
+             aclDestroyIntArray(out_array);
+             aclDestroyIntArray(in_array);
+             if (!RunPlanned(planned, workspace, executor, aclnnUpsampleNearestExact3dBackward, stream)) return 0;
+             return HashOutputs({grad_input.get()});
+           }});
+    }
+  }
+
+  // Batch norm: planar (several blocks per channel), channels-last rows (several row
+  // blocks), each in fp32, fp16 and bf16; per-channel tensors in fp32. Both are above the
+  // planner's one-thread limit (65536 elements), so 2 and 3 threads really split them.
+  struct BnShape {
+    const char* name;
+    std::vector<int64_t> dims;
+    bool channels_last;
+  };
+  const BnShape bn_shapes[] = {
+      {"planar_2x3x160x130", {2, 3, 160, 130}, false},
+      {"rows_4x8x48x48", {4, 8, 48, 48}, true},
+  };
+  for (const BnShape& shape : bn_shapes) {
+    const int64_t channels = shape.dims[1];
+    const std::vector<int64_t> per_channel = {channels};
+    const aclFormat format = shape.channels_last ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
+    for (Type type : types) {
+      const std::string suffix = std::string(shape.name) + "." + TypeName(type);
+      problems.push_back({"batch_norm_training." + suffix, false, [=](aclrtStream stream) -> uint64_t {
+                            auto input = Make(type, shape.dims, 31, format, shape.channels_last);
+                            auto weight = Make(Type::kF32, per_channel, 32);
+                            auto bias = Make(Type::kF32, per_channel, 33);
+                            auto running_mean = Make(Type::kF32, per_channel, 34);
+                            auto running_var = Make(Type::kF32, per_channel, 35, ACL_FORMAT_ND, false, true);
+                            auto output = MakeOutput(type, shape.dims, format, shape.channels_last);
+                            auto save_mean = MakeOutput(Type::kF32, per_channel);
+                            auto save_invstd = MakeOutput(Type::kF32, per_channel);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnBatchNormGetWorkspaceSize(
+                                input->get(), weight->get(), bias->get(), running_mean->get(), running_var->get(),
+                                true, 0.1, 1e-5, output->get(), save_mean->get(), save_invstd->get(), &workspace,
+                                &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnBatchNorm, stream)) return 0;
+                            return HashOutputs({output.get(), save_mean.get(), save_invstd.get(), running_mean.get(),
+                                                running_var.get()});
+                          }});
+      problems.push_back({"batch_norm_backward_training." + suffix, false, [=](aclrtStream stream) -> uint64_t {
+                            auto grad_out = Make(type, shape.dims, 41, format, shape.channels_last);
+                            auto input = Make(type, shape.dims, 42, format, shape.channels_last);
+                            auto weight = Make(Type::kF32, per_channel, 43);
+                            auto save_mean = Make(Type::kF32, per_channel, 44);
+                            auto save_invstd = Make(Type::kF32, per_channel, 45, ACL_FORMAT_ND, false, true);
+                            auto grad_input = MakeOutput(type, shape.dims, format, shape.channels_last);
+                            auto grad_weight = MakeOutput(Type::kF32, per_channel);
+                            auto grad_bias = MakeOutput(Type::kF32, per_channel);
+                            const bool mask[3] = {true, true, true};
+                            aclBoolArray* output_mask = aclCreateBoolArray(mask, 3);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnFastBatchNormBackwardGetWorkspaceSize(
+                                grad_out->get(), input->get(), weight->get(), nullptr, nullptr, save_mean->get(),
+                                save_invstd->get(), true, 1e-5, output_mask, 0, grad_input->get(), grad_weight->get(),
+                                grad_bias->get(), &workspace, &executor);
+                            aclDestroyBoolArray(output_mask);
+                            if (!RunPlanned(planned, workspace, executor, aclnnFastBatchNormBackward, stream)) return 0;
+                            return HashOutputs({grad_input.get(), grad_weight.get(), grad_bias.get()});
+                          }});
+      problems.push_back({"batch_norm_stats." + suffix, false, [=](aclrtStream stream) -> uint64_t {
+                            auto input = Make(type, shape.dims, 51, format, shape.channels_last);
+                            auto mean = MakeOutput(Type::kF32, per_channel);
+                            auto invstd = MakeOutput(Type::kF32, per_channel);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnBatchNormStatsGetWorkspaceSize(
+                                input->get(), 1e-5, mean->get(), invstd->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnBatchNormStats, stream)) return 0;
+                            return HashOutputs({mean.get(), invstd.get()});
+                          }});
+      problems.push_back({"batch_norm_elemt." + suffix, false, [=](aclrtStream stream) -> uint64_t {
+                            auto input = Make(type, shape.dims, 61, format, shape.channels_last);
+                            auto weight = Make(Type::kF32, per_channel, 62);
+                            auto bias = Make(Type::kF32, per_channel, 63);
+                            auto mean = Make(Type::kF32, per_channel, 64);
+                            auto invstd = Make(Type::kF32, per_channel, 65, ACL_FORMAT_ND, false, true);
+                            auto output = MakeOutput(type, shape.dims, format, shape.channels_last);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnBatchNormElemtGetWorkspaceSize(
+                                input->get(), weight->get(), bias->get(), mean->get(), invstd->get(), 1e-5,
+                                output->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnBatchNormElemt, stream)) return 0;
+                            return HashOutputs({output.get()});
+                          }});
+    }
+  }
+  return problems;
+}
+
+// ------------------------------------------------------------------ golden file
+
+std::map<std::string, uint64_t> ReadGolden(const std::string& path) {
+  std::map<std::string, uint64_t> golden;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string name, hex;
+    if (fields >> name >> hex) golden[name] = std::stoull(hex, nullptr, 16);
+  }
+  return golden;
+}
+
+std::string Hex(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+class CrossArchChecksum : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS);
+  }
+  void TearDown() override {
+    oa::SetNumThreads(0);
+    aclrtDestroyStream(stream_);
+    aclrtResetDevice(0);
+    aclFinalize();
+  }
+  aclrtStream stream_ = nullptr;
+};
+
+TEST_F(CrossArchChecksum, SameBitsAsTheGoldenFileOnEveryTargetAndThreadCount) {
+  const std::string target = oa::ActiveSimdTarget();
+  const std::map<std::string, uint64_t> golden = ReadGolden(g_golden_path);
+  if (!g_regenerate) {
+    ASSERT_FALSE(golden.empty()) << "no checksums in " << g_golden_path;
+  }
+  std::ostringstream regenerated;
+  int bn_differences = 0;
+  for (const Problem& problem : Problems()) {
+    SCOPED_TRACE(problem.name);
+    uint64_t at_one = 0;
+    for (int threads : {1, 2, 3}) {
+      oa::SetNumThreads(threads);
+      const uint64_t checksum = problem.run(stream_);
+      if (threads == 1) {
+        at_one = checksum;
+      } else {
+        EXPECT_EQ(Hex(checksum), Hex(at_one)) << problem.name << " at " << threads << " threads vs 1 thread";
+      }
+    }
+    regenerated << problem.name << " " << Hex(at_one) << "\n";
+    if (g_regenerate) continue;
+    const auto expected = golden.find(problem.name);
+    if (expected == golden.end()) {
+      ADD_FAILURE() << problem.name << " is not in " << g_golden_path << " (regenerate it: --regenerate)";
+      continue;
+    }
+    if (problem.bits_everywhere) {
+      EXPECT_EQ(Hex(at_one), Hex(expected->second)) << problem.name << " on " << target;
+    } else if (at_one != expected->second) {
+      ++bn_differences;
+      std::printf("note: %s on %s: %s, x86 golden %s (bits across SIMD targets are not promised)\n",
+                  problem.name.c_str(), target.c_str(), Hex(at_one).c_str(), Hex(expected->second).c_str());
+    }
+  }
+  std::printf("cross-arch checksums on %s: %zu problems, %d batch-norm checksums differ from the x86 golden\n",
+              target.c_str(), Problems().size(), bn_differences);
+  if (g_regenerate) {
+    std::ofstream out(g_golden_path);
+    out << "# FNV-1a 64 of each problem's output bytes (tests/cross_arch/cross_arch_checksum_test.cpp),\n"
+        << "# generated on x86-64 (" << target << ") by cross_arch_checksum_test --regenerate.\n"
+        << regenerated.str();
+    ASSERT_TRUE(out.good()) << "cannot write " << g_golden_path;
+    std::printf("wrote %s\n", g_golden_path.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--regenerate") {
+      g_regenerate = true;
+    } else if (arg.rfind("--golden=", 0) == 0) {
+      g_golden_path = arg.substr(9);
+    } else {
+      std::fprintf(stderr, "usage: %s [gtest flags] [--regenerate] [--golden=PATH]\n", argv[0]);
+      return 2;
+    }
+  }
+  return RUN_ALL_TESTS();
+}
