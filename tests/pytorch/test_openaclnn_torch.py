@@ -223,6 +223,8 @@ def batch_norm_reference(x, weight, bias, running_mean, running_var, training, m
 
 class BatchNormTest(CountingTestCase):
     LAYOUTS = ("contiguous", "channels_last", "sliced", "reversed")
+    # (input dtype, weight / bias / statistics dtype)
+    DTYPES = ((torch.float32, torch.float32), (torch.bfloat16, torch.bfloat16), (torch.bfloat16, torch.float32))
 
     def random_case(self, rng):
         rank = rng.choice([2, 3, 4, 5])
@@ -261,8 +263,7 @@ class BatchNormTest(CountingTestCase):
         rng = random.Random(SEED + 10)
         for case in range(60):
             shape, layout = self.random_case(rng)
-            dtype, channel_dtype = rng.choice([(torch.float32, torch.float32), (torch.bfloat16, torch.bfloat16),
-                                               (torch.bfloat16, torch.float32)])
+            dtype, channel_dtype = rng.choice(self.DTYPES)
             training = rng.random() < 0.6
             affine, running = rng.random() < 0.7, (not training) or rng.random() < 0.7
             x = random_view(shape, dtype, layout, rng, scale=rng.choice([1, 1e-2]), offset=rng.choice([0, 3, 100]))
@@ -274,8 +275,7 @@ class BatchNormTest(CountingTestCase):
         rng = random.Random(SEED + 11)
         for case in range(60):
             shape, layout = self.random_case(rng)
-            dtype, channel_dtype = rng.choice([(torch.float32, torch.float32), (torch.bfloat16, torch.bfloat16),
-                                               (torch.bfloat16, torch.float32)])
+            dtype, channel_dtype = rng.choice(self.DTYPES)
             train = rng.random() < 0.6
             weight, _, running_mean, running_var = self.channel_tensors(shape[1], channel_dtype, rng,
                                                                         rng.random() < 0.7, True)
