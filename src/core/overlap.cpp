@@ -105,6 +105,14 @@ Wide ElementByteAddress(const aclTensor& t) {
 
 Overlap ViewsOverlap(const aclTensor& a, const aclTensor& b) {
   if (a.data == nullptr || b.data == nullptr || a.IsEmpty() || b.IsEmpty()) return Overlap::kNo;
+  // Disjoint byte spans (the common case: separate buffers) cannot share a byte; only
+  // interleaved views need the solver.
+  const ByteSpan span_a = ViewByteSpan(a), span_b = ViewByteSpan(b);
+  const Wide base_a = static_cast<Wide>(reinterpret_cast<uintptr_t>(a.data));
+  const Wide base_b = static_cast<Wide>(reinterpret_cast<uintptr_t>(b.data));
+  if (base_a + span_a.last < base_b + span_b.first || base_b + span_b.last < base_a + span_a.first) {
+    return Overlap::kNo;
+  }
   // Byte of a == byte of b:  base_a + sum(i * sa) + ba == base_b + sum(j * sb) + bb,
   // with ba, bb the byte inside each element. Every term moves to the left-hand side.
   std::map<Wide, Wide> merged;
