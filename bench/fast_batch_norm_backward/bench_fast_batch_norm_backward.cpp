@@ -29,6 +29,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
 #include "bench_common.h"
+#include "bn_family_bench.h"
 #include "core/half.h"
 #include "core/simd.h"
 #include "core/thread_pool.h"
@@ -45,84 +46,14 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-struct Settings {
-  std::string shapes = OPENACLNN_BN_SHAPES;
-  std::string filter;
-  int threads = 0;  // 0: run 1 and all
-  int reps = 5;
-  double min_time = 0.05;
-  bool only_ours = false;  // --only_ours: skip torch, oneDNN and the probe (quick tuning runs)
-};
-
-bool Flag(const char* arg, const char* name, std::string* value) {
-  const size_t n = std::strlen(name);
-  if (std::strncmp(arg, name, n) != 0 || arg[n] != '=') return false;
-  *value = arg + n + 1;
-  return true;
-}
-
-// Minimum over reps of the mean time per call (seconds); NAN if fn throws.
-double TimeCall(const std::function<void()>& fn, const Settings& s) {
-  try {
-    fn();  // warm-up (and plan caches)
-    int64_t iterations = 1;
-    double best = INFINITY;
-    for (int rep = 0; rep < s.reps; ++rep) {
-      for (;;) {
-        const auto start = Clock::now();
-        for (int64_t i = 0; i < iterations; ++i) fn();
-        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-        if (elapsed < s.min_time && iterations < (int64_t{1} << 24)) {
-          iterations *= 2;
-          continue;
-        }
-        best = std::min(best, elapsed / static_cast<double>(iterations));
-        break;
-      }
-    }
-    return best;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "  (skipped: %s)\n", e.what());
-    return NAN;
-  }
-}
-
-std::vector<int64_t> StridesFor(const std::vector<int64_t>& shape, bool channels_last) {
-  std::vector<int64_t> order;  // innermost first
-  if (channels_last) {
-    order.push_back(1);
-    for (size_t d = shape.size(); d-- > 2;) order.push_back(static_cast<int64_t>(d));
-    order.push_back(0);
-  } else {
-    for (size_t d = shape.size(); d-- > 0;) order.push_back(static_cast<int64_t>(d));
-  }
-  std::vector<int64_t> strides(shape.size());
-  int64_t step = 1;
-  for (int64_t d : order) {
-    strides[d] = step;
-    step *= shape[d];
-  }
-  return strides;
-}
-
-// Deterministic fill in [-1, 1) (values do not matter for timing, but keep them finite).
-void FillRandom(uint8_t* data, int64_t n, aclDataType dt, uint64_t seed) {
-  uint64_t state = seed;
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    const float v = static_cast<float>(static_cast<double>(z >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-    if (dt == ACL_FLOAT) {
-      reinterpret_cast<float*>(data)[i] = v;
-    } else {
-      reinterpret_cast<uint16_t*>(data)[i] = oa::FloatToBf16(v);
-    }
-  }
-}
+// The timing loop, settings, fills and formatting shared with the batch-norm family benchmarks.
+using bnbench::FillRandom;
+using bnbench::Ms;
+using bnbench::Ratio;
+using bnbench::SetLibraryThreads;
+using bnbench::Settings;
+using bnbench::StridesFor;
+using bnbench::TimeCall;
 
 // Everything one (shape, layout, dtype) needs, allocated and touched once.
 struct Buffers {
@@ -262,41 +193,10 @@ struct OneDnn {
 };
 #endif
 
-void SetLibraryThreads(int threads) {
-#if OPENACLNN_BENCH_WITH_TORCH
-  oracle::SetTorchThreads(threads);
-#endif
-#ifdef _OPENMP
-  omp_set_num_threads(threads);
-#endif
-}
-
-std::string Ms(double seconds) {
-  if (std::isnan(seconds)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", seconds * 1e3);
-  return text;
-}
-std::string Ratio(double theirs, double ours) {
-  if (std::isnan(theirs) || std::isnan(ours)) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx", theirs / ours);
-  return text;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  Settings s;
-  for (int i = 1; i < argc; ++i) {
-    std::string value;
-    if (Flag(argv[i], "--shapes", &value)) s.shapes = value;
-    else if (Flag(argv[i], "--cases", &value)) s.filter = value;
-    else if (Flag(argv[i], "--threads", &value)) s.threads = std::atoi(value.c_str());
-    else if (Flag(argv[i], "--reps", &value)) s.reps = std::max(1, std::atoi(value.c_str()));
-    else if (Flag(argv[i], "--min_time_s", &value)) s.min_time = std::atof(value.c_str());
-    else if (std::strcmp(argv[i], "--only_ours") == 0) s.only_ours = true;
-  }
+  const Settings s = bnbench::ParseSettings(argc, argv);
   // torch returns freshly allocated outputs: keep freed blocks in the heap (up to glibc's
   // 32 MiB mmap ceiling) so its timing does not include first-touch page faults each call.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
