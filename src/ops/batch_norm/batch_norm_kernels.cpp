@@ -13,6 +13,7 @@
 #include <hwy/highway.h>
 
 #include "core/simd_convert-inl.h"
+#include "core/thread_pool.h"
 #include "ops/batch_norm/batch_norm_kernels.h"
 
 // Target-independent helpers, compiled once.
@@ -146,18 +147,6 @@ inline bool AllDenseFloat(std::initializer_list<const ChannelVector*> vectors) {
     if (v->data != nullptr && !DenseFloat(*v)) return false;
   }
   return true;
-}
-
-// out[c] = v[c] (absent: `absent`) for every channel, in a loop the compiler vectorises for
-// dense fp32; the same values as ReadChannel.
-void ReadChannels(const ChannelVector& v, int64_t channels, double absent, double* out) {
-  if (v.data == nullptr) {
-    std::fill_n(out, channels, absent);
-  } else if (DenseFloat(v)) {
-    for (int64_t c = 0; c < channels; ++c) out[c] = LoadChannel<true>(v, c);
-  } else {
-    for (int64_t c = 0; c < channels; ++c) out[c] = LoadChannel<false>(v, c);
-  }
 }
 
 // The fp32 write path needs coefficients that fp32 holds to within its relative precision:
@@ -738,19 +727,26 @@ void BatchNormBlockTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays
   if (plan.stream_dx && bn::WritesOutput(pass)) hwy::FlushStream();
 }
 
-}  // namespace HWY_NAMESPACE
-}  // namespace oa
-HWY_AFTER_NAMESPACE();
+// ---------------------------------------------------------------- the channel stage
+// The per-channel work between the passes (reads of the per-channel inputs, combining the
+// block partials, the coefficients, the per-channel outputs), compiled per target too: for
+// many channels and few elements per channel it is most of a call. Only IEEE-exact
+// operations (no contraction: -ffp-contract=off), so every target gives the same bits.
+namespace bn_channels {
 
-#if HWY_ONCE
-#include "core/thread_pool.h"
+using namespace bn;  // NOLINT
 
-namespace oa {
-namespace bn {
-
-HWY_EXPORT(BatchNormBlockTask);
-
-namespace {
+// out[c] = v[c] (absent: `absent`) for every channel, in a loop the compiler vectorises for
+// dense fp32; the same values as ReadChannel.
+inline void ReadChannels(const ChannelVector& v, int64_t channels, double absent, double* out) {
+  if (v.data == nullptr) {
+    std::fill_n(out, channels, absent);
+  } else if (DenseFloat(v)) {
+    for (int64_t c = 0; c < channels; ++c) out[c] = LoadChannel<true>(v, c);
+  } else {
+    for (int64_t c = 0; c < channels; ++c) out[c] = LoadChannel<false>(v, c);
+  }
+}
 
 // Reads weight and the given statistics; fixes mean, scale = w*r and r per channel, and
 // the affine coefficients of the forward operators (slope = w*r, shift = b). One array at a
@@ -1061,9 +1057,12 @@ void MixedTrainWriteBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, 
   }
 }
 
-}  // namespace
+}  // namespace bn_channels
 
-void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
+// Runs the whole plan: the channel stage here, the passes through BatchNormBlockTask.
+void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
+  using namespace bn;           // NOLINT
+  using namespace bn_channels;  // NOLINT
   if (plan.empty) {
     WriteFills(plan);
     return;
@@ -1071,7 +1070,7 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
   if (plan.operation == Operation::kBackward && !plan.want_dx() && !plan.want_sums()) return;
   const WorkspaceArrays ws(plan, workspace);
   PrepareChannels(plan, ws);
-  const auto block_task = HWY_DYNAMIC_DISPATCH(BatchNormBlockTask);
+  const auto block_task = &BatchNormBlockTask;
   const int64_t blocks = plan.NumBlocks();
   const auto run_pass = [&](int pass) {
     ParallelFor(blocks, plan.max_threads, [&](int64_t task) { block_task(plan, ws, pass, task); });
@@ -1158,6 +1157,18 @@ void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) {
   // Last, so outputs that alias inputs cannot change what the passes read.
   WriteChannelOutputs(plan, ws);
 }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace oa {
+namespace bn {
+
+HWY_EXPORT(RunPlan);
+
+void RunBatchNormPlan(const BatchNormPlan& plan, void* workspace) { HWY_DYNAMIC_DISPATCH(RunPlan)(plan, workspace); }
 
 }  // namespace bn
 }  // namespace oa
