@@ -27,6 +27,7 @@
 
 #include "core/dtype.h"
 #include "ops/batch_norm/batch_norm_channel_io.h"
+#include "ops/batch_norm/batch_norm_division.h"
 
 namespace oa {
 namespace bn {
@@ -680,7 +681,9 @@ void RowsBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row
   if constexpr (kPass == bn::kStats) {
     RowsRange<bn::kSumX, T>(plan, ws, row_begin, row_end, lane_begin, n, nullptr, part_dy, part_dyx);
     const double rows = static_cast<double>(row_end - row_begin);
-    for (int64_t i = 0; i < n; ++i) part_dy[i] /= rows;  // the lanes' block means
+    bn::WithDivisionBy(rows, [&](auto divide) {
+      for (int64_t i = 0; i < n; ++i) part_dy[i] = divide(part_dy[i]);  // the lanes' block means
+    });
     RowsRange<bn::kCentredSquares, T>(plan, ws, row_begin, row_end, lane_begin, n, part_dy, part_dy, part_dyx);
   } else {
     RowsRange<kPass, T>(plan, ws, row_begin, row_end, lane_begin, n, ws.lane_mean + lane_begin, part_dy, part_dyx);
@@ -772,29 +775,37 @@ void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   ReadChannels(plan.sum_dyxmu_in, channels, 0.0, ws.sum_dyx);
 }
 
+// The fp32 copies of lane `lane`'s coefficients, those of channel c (16-bit io).
+inline void SetLaneFloats(const WorkspaceArrays& ws, int64_t lane, int64_t c) {
+  const bool fits = FitsFloat(ws.scale[c]) && FitsFloat(ws.slope[c]) && FitsFloat(ws.shift[c]);
+  // Exact for given statistics (read from a float type); the forward's computed mean
+  // is rounded, which its error bound accounts for (NarrowValue).
+  ws.lane_mean_f[lane] = static_cast<float>(ws.mean[c]);
+  // NaN: every vector with this lane takes the f64 path (slope too: the affine pass has no scale).
+  ws.lane_scale_f[lane] = fits ? static_cast<float>(ws.scale[c]) : NAN;
+  ws.lane_slope_f[lane] = fits ? static_cast<float>(ws.slope[c]) : NAN;
+  ws.lane_shift_f[lane] = static_cast<float>(ws.shift[c]);
+}
+
+// ExpandLanes for channels [begin, end) when the lanes are the channels.
+void ExpandChannelLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
+  if (plan.io_dtype == ACL_FLOAT) return;
+  for (int64_t c = begin; c < end; ++c) SetLaneFloats(ws, c, c);
+}
+
 void ExpandLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   if (plan.layout != Layout::kRows) return;
+  if (LanesAreChannels(plan)) return ExpandChannelLanes(plan, ws, 0, plan.channels);
   const bool lane_floats = plan.io_dtype != ACL_FLOAT;
-  if (LanesAreChannels(plan) && !lane_floats) return;
   int64_t lane = 0;  // lanes run (pack, channel, repeat), repeat fastest
   while (lane < plan.row_width) {
     for (int64_t c = 0; c < plan.channels; ++c) {
-      const bool fits = FitsFloat(ws.scale[c]) && FitsFloat(ws.slope[c]) && FitsFloat(ws.shift[c]);
       for (int64_t k = 0; k < plan.lane_repeat; ++k, ++lane) {
-        if (!LanesAreChannels(plan)) {
-          ws.lane_mean[lane] = ws.mean[c];
-          ws.lane_scale[lane] = ws.scale[c];
-          ws.lane_slope[lane] = ws.slope[c];
-          ws.lane_shift[lane] = ws.shift[c];
-        }
-        if (!lane_floats) continue;
-        // Exact for given statistics (read from a float type); the forward's computed mean
-        // is rounded, which its error bound accounts for (NarrowValue).
-        ws.lane_mean_f[lane] = static_cast<float>(ws.mean[c]);
-        // NaN: every vector with this lane takes the f64 path (slope too: the affine pass has no scale).
-        ws.lane_scale_f[lane] = fits ? static_cast<float>(ws.scale[c]) : NAN;
-        ws.lane_slope_f[lane] = fits ? static_cast<float>(ws.slope[c]) : NAN;
-        ws.lane_shift_f[lane] = static_cast<float>(ws.shift[c]);
+        ws.lane_mean[lane] = ws.mean[c];
+        ws.lane_scale[lane] = ws.scale[c];
+        ws.lane_slope[lane] = ws.slope[c];
+        ws.lane_shift[lane] = ws.shift[c];
+        if (lane_floats) SetLaneFloats(ws, lane, c);
       }
     }
   }
@@ -812,6 +823,29 @@ void CombineChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_
   ws.sum_dyx[c] = sum_dyx;
 }
 
+// One row block's partial sums of a pack of lanes, one per channel, for channels [begin, end).
+inline void AddPackSums(const double* part_dy, const double* part_dyx, const WorkspaceArrays& ws, int64_t begin,
+                        int64_t end) {
+  for (int64_t c = begin; c < end; ++c) {
+    ws.sum_dy[c] += part_dy[c];
+    ws.sum_dyx[c] += part_dyx[c];
+  }
+}
+
+// The channels [begin, end) of a lane group when the lanes are the channels.
+inline void LaneGroupChannels(const BatchNormPlan& plan, int64_t group, int64_t* begin, int64_t* end) {
+  *begin = group * plan.lanes_per_group;
+  *end = std::min(plan.channels, *begin + plan.lanes_per_group);
+}
+
+// CombineAll for channels [begin, end) when the lanes are the channels.
+void CombineChannelSums(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
+  for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
+    const double* part_dy = ws.partials + 2 * plan.row_width * rb;
+    AddPackSums(part_dy, part_dy + plan.row_width, ws, begin, end);
+  }
+}
+
 void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   if (plan.layout == Layout::kPlanar) {
     for (int64_t c = 0; c < plan.channels; ++c) CombineChannel(plan, ws, c);
@@ -825,10 +859,7 @@ void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
     int64_t lane = 0;
     while (lane < width) {
       if (plan.lane_repeat == 1) {  // a pack is one lane per channel: the same sums, vectorised
-        for (int64_t c = 0; c < plan.channels; ++c) {
-          ws.sum_dy[c] += part_dy[lane + c];
-          ws.sum_dyx[c] += part_dyx[lane + c];
-        }
+        AddPackSums(part_dy + lane, part_dyx + lane, ws, 0, plan.channels);
         lane += plan.channels;
         continue;
       }
@@ -875,35 +906,59 @@ void CombineMomentsChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws,
   ws.sum_dyx[c] = m2;
 }
 
+// One row block's moments of a pack of lanes, one per channel, merged into channels
+// [begin, end), every one of which has seen the same rows so far: MergeMoments for all of
+// them at once, the same operations in the same order (ws.mean holds the sums).
+inline void MergePackMoments(const double* part_mean, const double* part_m2, double block_rows,
+                             const WorkspaceArrays& ws, int64_t begin, int64_t end) {
+  const double count = ws.sum_dy[begin];
+  const double weight = count * block_rows / (count + block_rows);
+  for (int64_t c = begin; c < end; ++c) {
+    double m2 = ws.sum_dyx[c];
+    if (count > 0.0) {
+      const double delta = part_mean[c] - ws.mean[c] / count;
+      m2 += delta * delta * weight;
+    }
+    ws.sum_dyx[c] = m2 + part_m2[c];
+    ws.mean[c] += block_rows * part_mean[c];
+    ws.sum_dy[c] = count + block_rows;
+  }
+}
+
+inline double BlockRows(const BatchNormPlan& plan, int64_t row_block) {
+  const int64_t rows = plan.outer.Count();
+  return static_cast<double>(std::min(rows, (row_block + 1) * plan.rows_per_block) - row_block * plan.rows_per_block);
+}
+
+// CombineMomentsAll for channels [begin, end) when the lanes are the channels.
+void CombineChannelMoments(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
+  for (int64_t c = begin; c < end; ++c) ws.sum_dy[c] = ws.mean[c] = ws.sum_dyx[c] = 0.0;
+  for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
+    const double* part_mean = ws.partials + 2 * plan.row_width * rb;
+    MergePackMoments(part_mean, part_mean + plan.row_width, BlockRows(plan, rb), ws, begin, end);
+  }
+  // ws.mean held the sums; every channel has seen all reduce_size of its elements (ws.sum_dy).
+  WithDivisionBy(static_cast<double>(plan.reduce_size), [&](auto divide) {
+    for (int64_t c = begin; c < end; ++c) ws.mean[c] = divide(ws.mean[c]);
+  });
+}
+
 void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   if (plan.layout == Layout::kPlanar) {
     for (int64_t c = 0; c < plan.channels; ++c) CombineMomentsChannel(plan, ws, c);
     return;
   }
+  if (LanesAreChannels(plan)) return CombineChannelMoments(plan, ws, 0, plan.channels);
   for (int64_t c = 0; c < plan.channels; ++c) ws.sum_dy[c] = ws.mean[c] = ws.sum_dyx[c] = 0.0;
   const int64_t width = plan.row_width;
-  const int64_t rows = plan.outer.Count();
   for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
     const double* part_mean = ws.partials + 2 * width * rb;
     const double* part_m2 = part_mean + width;
-    const double block_rows = static_cast<double>(std::min(rows, (rb + 1) * plan.rows_per_block) - rb * plan.rows_per_block);
+    const double block_rows = BlockRows(plan, rb);
     int64_t lane = 0;
     while (lane < width) {
       if (plan.lane_repeat == 1 && block_rows > 0.0) {
-        // A pack is one lane per channel, and every channel has seen the same rows so far:
-        // MergeMoments for all channels at once, the same operations in the same order.
-        const double count = ws.sum_dy[0];
-        const double weight = count * block_rows / (count + block_rows);
-        for (int64_t c = 0; c < plan.channels; ++c) {
-          double m2 = ws.sum_dyx[c];
-          if (count > 0.0) {
-            const double delta = part_mean[lane + c] - ws.mean[c] / count;
-            m2 += delta * delta * weight;
-          }
-          ws.sum_dyx[c] = m2 + part_m2[lane + c];
-          ws.mean[c] += block_rows * part_mean[lane + c];
-          ws.sum_dy[c] = count + block_rows;
-        }
+        MergePackMoments(part_mean + lane, part_m2 + lane, block_rows, ws, 0, plan.channels);
         lane += plan.channels;
         continue;
       }
@@ -917,11 +972,46 @@ void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) ws.mean[c] /= ws.sum_dy[c];  // ws.mean held the sums
 }
 
+inline double LoadDenseFloat(const char* HWY_RESTRICT p, int64_t c) {
+  float value;
+  std::memcpy(&value, p + c * static_cast<int64_t>(sizeof(float)), sizeof value);
+  return value;
+}
+
 // The invstd of channels [begin, end) from their moments, and the forward's affine
-// coefficients (y = w*r*(x - mean) + b). Writes nothing outside the workspace. One array at
-// a time, so the loops (the square roots and divisions above all) vectorise.
+// coefficients (y = w*r*(x - mean) + b). Writes nothing outside the workspace. Weight and
+// bias dense fp32 or absent (the common case): one loop over the channels, which vectorises
+// (restrict parameters: the compiler trusts those, not restrict locals); otherwise one array
+// at a time. The same operations either way.
+template <bool kWeight, bool kBias, class Divide>
+void DenseStatisticsCoefficients(int64_t begin, int64_t end, Divide divide, double eps,
+                                 const char* HWY_RESTRICT weight, const char* HWY_RESTRICT bias,
+                                 const double* HWY_RESTRICT m2, double* HWY_RESTRICT invstd,
+                                 double* HWY_RESTRICT scale, double* HWY_RESTRICT slope, double* HWY_RESTRICT shift) {
+  for (int64_t c = begin; c < end; ++c) {
+    const double r = 1.0 / std::sqrt(divide(m2[c]) + eps);  // of the biased variance: m2 / count
+    const double s = (kWeight ? LoadDenseFloat(weight, c) : 1.0) * r;
+    invstd[c] = r;
+    scale[c] = s;
+    slope[c] = s;
+    shift[c] = kBias ? LoadDenseFloat(bias, c) : 0.0;
+  }
+}
+
 void StatisticsCoefficients(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
   const double count = static_cast<double>(plan.reduce_size);
+  if (AllDenseFloat({&plan.weight, &plan.bias})) {
+    const bool weight = plan.weight.data != nullptr, bias = plan.bias.data != nullptr;
+    return WithDivisionBy(count, [&](auto divide) {
+      using Divide = decltype(divide);
+      auto* run = weight ? (bias ? &DenseStatisticsCoefficients<true, true, Divide>
+                                 : &DenseStatisticsCoefficients<true, false, Divide>)
+                         : (bias ? &DenseStatisticsCoefficients<false, true, Divide>
+                                 : &DenseStatisticsCoefficients<false, false, Divide>);
+      run(begin, end, divide, plan.eps, plan.weight.data, plan.bias.data, ws.sum_dyx, ws.invstd, ws.scale, ws.slope,
+          ws.shift);
+    });
+  }
   for (int64_t c = begin; c < end; ++c) ws.invstd[c] = 1.0 / std::sqrt(ws.sum_dyx[c] / count + plan.eps);
   ChannelVector weight = plan.weight, bias = plan.bias;
   if (weight.data != nullptr) weight.data += begin * weight.stride_bytes;
@@ -957,8 +1047,71 @@ void WriteStatisticsAs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   }
 }
 
+// Whether the present vectors are dense fp32 and pairwise disjoint in memory (the common
+// case): then each can be written as a whole array, which vectorises, with the same result
+// as the channel-by-channel order.
+bool SeparateDenseFloat(std::initializer_list<const ChannelVector*> vectors, int64_t channels) {
+  const char* begin[8];
+  int present = 0;
+  for (const ChannelVector* v : vectors) {
+    if (v->data == nullptr) continue;
+    if (!DenseFloat(*v)) return false;
+    begin[present++] = v->data;
+  }
+  const int64_t bytes = channels * static_cast<int64_t>(sizeof(float));
+  for (int i = 0; i < present; ++i) {
+    for (int j = i + 1; j < present; ++j) {
+      if (begin[i] < begin[j] + bytes && begin[j] < begin[i] + bytes) return false;
+    }
+  }
+  return true;
+}
+
+// out[c] = value(c) rounded to fp32, for every channel of a dense fp32 vector. `value` must
+// read only through its own restrict pointers (captured by value), so the loop vectorises.
+template <class Value>
+inline void StoreChannelArray(const ChannelVector& vector, int64_t channels, const Value& value) {
+  char* HWY_RESTRICT out = vector.data;
+  if (out == nullptr) return;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float narrow = static_cast<float>(value(c));
+    std::memcpy(out + c * static_cast<int64_t>(sizeof(float)), &narrow, sizeof narrow);
+  }
+}
+
+// WriteStatisticsAs<true> one output array at a time (see SeparateDenseFloat).
+void WriteStatisticsArrays(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
+  const int64_t channels = plan.channels;
+  const double* HWY_RESTRICT mean = ws.mean;
+  const double* HWY_RESTRICT invstd = ws.invstd;
+  const double* HWY_RESTRICT m2 = ws.sum_dyx;
+  StoreChannelArray(plan.mean_out, channels, [mean](int64_t c) { return mean[c]; });
+  StoreChannelArray(plan.invstd_out, channels, [invstd](int64_t c) { return invstd[c]; });
+  if (plan.operation != Operation::kForwardTraining) return;
+  const double momentum = plan.momentum;
+  const char* HWY_RESTRICT running_mean = plan.running_mean.data;
+  StoreChannelArray(plan.running_mean, channels, [=](int64_t c) {
+    return (1.0 - momentum) * LoadDenseFloat(running_mean, c) + momentum * mean[c];
+  });
+  // Unbiased; one element per channel has no unbiased variance (NaN, as upstream and PyTorch).
+  const char* HWY_RESTRICT running_var = plan.running_var.data;
+  if (plan.reduce_size < 2) {
+    StoreChannelArray(plan.running_var, channels, [=](int64_t c) {
+      return (1.0 - momentum) * LoadDenseFloat(running_var, c) + momentum * NAN;
+    });
+    return;
+  }
+  WithDivisionBy(static_cast<double>(plan.reduce_size - 1), [&](auto divide) {
+    StoreChannelArray(plan.running_var, channels, [=](int64_t c) {
+      return (1.0 - momentum) * LoadDenseFloat(running_var, c) + momentum * divide(m2[c]);  // unbiased
+    });
+  });
+}
+
 void WriteStatistics(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
-  if (AllDenseFloat({&plan.mean_out, &plan.invstd_out, &plan.running_mean, &plan.running_var})) {
+  if (SeparateDenseFloat({&plan.mean_out, &plan.invstd_out, &plan.running_mean, &plan.running_var}, plan.channels)) {
+    WriteStatisticsArrays(plan, ws);
+  } else if (AllDenseFloat({&plan.mean_out, &plan.invstd_out, &plan.running_mean, &plan.running_var})) {
     WriteStatisticsAs<true>(plan, ws);
   } else {
     WriteStatisticsAs<false>(plan, ws);
@@ -989,7 +1142,16 @@ void WriteChannelOutputsAs(const BatchNormPlan& plan, const WorkspaceArrays& ws)
 }
 
 void WriteChannelOutputs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
-  if (AllDenseFloat({&plan.grad_weight, &plan.grad_bias, &plan.sum_dy_out, &plan.sum_dyxmu_out})) {
+  const int64_t channels = plan.channels;
+  if (SeparateDenseFloat({&plan.grad_weight, &plan.grad_bias, &plan.sum_dy_out, &plan.sum_dyxmu_out}, channels)) {
+    const double* HWY_RESTRICT invstd = ws.invstd;
+    const double* HWY_RESTRICT sum_dy = ws.sum_dy;
+    const double* HWY_RESTRICT sum_dyx = ws.sum_dyx;
+    StoreChannelArray(plan.grad_weight, channels, [=](int64_t c) { return invstd[c] * sum_dyx[c]; });
+    StoreChannelArray(plan.grad_bias, channels, [sum_dy](int64_t c) { return sum_dy[c]; });
+    StoreChannelArray(plan.sum_dy_out, channels, [sum_dy](int64_t c) { return sum_dy[c]; });
+    StoreChannelArray(plan.sum_dyxmu_out, channels, [sum_dyx](int64_t c) { return sum_dyx[c]; });
+  } else if (AllDenseFloat({&plan.grad_weight, &plan.grad_bias, &plan.sum_dy_out, &plan.sum_dyxmu_out})) {
     WriteChannelOutputsAs<true>(plan, ws);
   } else {
     WriteChannelOutputsAs<false>(plan, ws);
@@ -1069,7 +1231,8 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
   }
   if (plan.operation == Operation::kBackward && !plan.want_dx() && !plan.want_sums()) return;
   const WorkspaceArrays ws(plan, workspace);
-  PrepareChannels(plan, ws);
+  // The statistics operators compute every per-channel array they read.
+  if (!plan.computes_stats()) PrepareChannels(plan, ws);
   const auto block_task = &BatchNormBlockTask;
   const int64_t blocks = plan.NumBlocks();
   const auto run_pass = [&](int pass) {
@@ -1080,7 +1243,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
   switch (plan.operation) {
     case Operation::kStats:
     case Operation::kForwardTraining: {
-      if (plan.fused) {
+      if (plan.fused && plan.layout == Layout::kPlanar) {
         // One task per channel: its blocks' moments, combined, then the output while the
         // channel is still in cache. Same blocks and order as the split passes below.
         ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
@@ -1089,6 +1252,20 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
           CombineMomentsChannel(plan, ws, c);
           StatisticsCoefficients(plan, ws, c, c + 1);
           for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kAffineWrite, first + b);
+        });
+      } else if (plan.fused) {
+        // Lanes that are channels: the same per lane group (a range of channels), whose
+        // per-channel arrays stay in the L1 cache.
+        ParallelFor(plan.lane_groups, plan.max_threads, [&](int64_t group) {
+          int64_t begin, end;
+          LaneGroupChannels(plan, group, &begin, &end);
+          for (int64_t rb = 0; rb < plan.row_blocks; ++rb) block_task(plan, ws, kStats, rb * plan.lane_groups + group);
+          CombineChannelMoments(plan, ws, begin, end);
+          StatisticsCoefficients(plan, ws, begin, end);
+          ExpandChannelLanes(plan, ws, begin, end);
+          for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
+            block_task(plan, ws, kAffineWrite, rb * plan.lane_groups + group);
+          }
         });
       } else {
         run_pass(kStats);
@@ -1125,7 +1302,19 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
     case Operation::kBackward:
       ExpandLanes(plan, ws);
       if (plan.training) {
-        if (plan.fused) {
+        if (plan.fused && plan.layout == Layout::kRows) {
+          ParallelFor(plan.lane_groups, plan.max_threads, [&](int64_t group) {  // as in the forward
+            int64_t begin, end;
+            LaneGroupChannels(plan, group, &begin, &end);
+            for (int64_t rb = 0; rb < plan.row_blocks; ++rb) block_task(plan, ws, kReduce, rb * plan.lane_groups + group);
+            CombineChannelSums(plan, ws, begin, end);
+            TrainingCoefficients(ws, begin, end, m);
+            ExpandChannelLanes(plan, ws, begin, end);
+            for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
+              block_task(plan, ws, kTrainWrite, rb * plan.lane_groups + group);
+            }
+          });
+        } else if (plan.fused) {
           ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
             const int64_t first = c * plan.blocks_per_channel;
             for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kReduce, first + b);
