@@ -37,14 +37,37 @@ bool SlotsOverlap(const TensorSlot& a, const TensorSlot& b) {
   return a.given && b.given && ViewsMayOverlap(a.planned, b.planned);
 }
 
-// Bit s of entry o: output o overlaps slot s (itself excluded).
+// The absolute byte range [first, last] a given slot's view touches (empty: last < first).
+// In 128 bits, as the exact check (core/overlap.cpp): a view may reach below its data pointer.
+struct AbsoluteSpan {
+  __int128 first = 1, last = 0;
+};
+AbsoluteSpan SlotSpan(const TensorSlot& slot) {
+  AbsoluteSpan span;
+  const aclTensor& t = slot.planned;
+  if (!slot.given || t.data == nullptr) return span;
+  const ByteSpan bytes = ViewByteSpan(t);
+  if (bytes.last < bytes.first) return span;
+  const __int128 base = static_cast<__int128>(reinterpret_cast<uintptr_t>(t.data));
+  span.first = base + bytes.first;
+  span.last = base + bytes.last;
+  return span;
+}
+
+// Bit s of entry o: output o overlaps slot s (itself excluded). Each slot's byte range is
+// computed once: most pairs are separate buffers, and only the others go to the exact check.
 std::vector<uint64_t> OverlapMasks(const aclOpExecutor& executor) {
   const size_t num_slots = executor.inputs.size() + executor.outputs.size();
+  AbsoluteSpan spans[64];  // DeclareTensors allows at most 64 slots
+  for (size_t s = 0; s < num_slots; ++s) spans[s] = SlotSpan(SlotAt(executor, s));
   std::vector<uint64_t> masks(executor.outputs.size(), 0);
   for (size_t o = 0; o < executor.outputs.size(); ++o) {
     const size_t self = executor.inputs.size() + o;
+    const AbsoluteSpan& out = spans[self];
     for (size_t s = 0; s < num_slots; ++s) {
-      if (s != self && SlotsOverlap(executor.outputs[o], SlotAt(executor, s))) masks[o] |= uint64_t{1} << s;
+      if (s == self || out.last < out.first || spans[s].last < spans[s].first) continue;
+      if (out.last < spans[s].first || spans[s].last < out.first) continue;
+      if (SlotsOverlap(executor.outputs[o], SlotAt(executor, s))) masks[o] |= uint64_t{1} << s;
     }
   }
   return masks;
