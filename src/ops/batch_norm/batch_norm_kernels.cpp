@@ -787,16 +787,13 @@ inline void SetLaneFloats(const WorkspaceArrays& ws, int64_t lane, int64_t c) {
   ws.lane_shift_f[lane] = static_cast<float>(ws.shift[c]);
 }
 
-// ExpandLanes for channels [begin, end) when the lanes are the channels.
-void ExpandChannelLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
-  if (plan.io_dtype == ACL_FLOAT) return;
-  for (int64_t c = begin; c < end; ++c) SetLaneFloats(ws, c, c);
-}
-
 void ExpandLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   if (plan.layout != Layout::kRows) return;
-  if (LanesAreChannels(plan)) return ExpandChannelLanes(plan, ws, 0, plan.channels);
   const bool lane_floats = plan.io_dtype != ACL_FLOAT;
+  if (LanesAreChannels(plan)) {  // the lane arrays are the channel arrays
+    for (int64_t c = 0; lane_floats && c < plan.channels; ++c) SetLaneFloats(ws, c, c);
+    return;
+  }
   int64_t lane = 0;  // lanes run (pack, channel, repeat), repeat fastest
   while (lane < plan.row_width) {
     for (int64_t c = 0; c < plan.channels; ++c) {
@@ -823,26 +820,11 @@ void CombineChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_
   ws.sum_dyx[c] = sum_dyx;
 }
 
-// One row block's partial sums of a pack of lanes, one per channel, for channels [begin, end).
-inline void AddPackSums(const double* part_dy, const double* part_dyx, const WorkspaceArrays& ws, int64_t begin,
-                        int64_t end) {
-  for (int64_t c = begin; c < end; ++c) {
+// One row block's partial sums of a pack of lanes, one per channel.
+inline void AddPackSums(const double* part_dy, const double* part_dyx, const WorkspaceArrays& ws, int64_t channels) {
+  for (int64_t c = 0; c < channels; ++c) {
     ws.sum_dy[c] += part_dy[c];
     ws.sum_dyx[c] += part_dyx[c];
-  }
-}
-
-// The channels [begin, end) of a lane group when the lanes are the channels.
-inline void LaneGroupChannels(const BatchNormPlan& plan, int64_t group, int64_t* begin, int64_t* end) {
-  *begin = group * plan.lanes_per_group;
-  *end = std::min(plan.channels, *begin + plan.lanes_per_group);
-}
-
-// CombineAll for channels [begin, end) when the lanes are the channels.
-void CombineChannelSums(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
-  for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
-    const double* part_dy = ws.partials + 2 * plan.row_width * rb;
-    AddPackSums(part_dy, part_dy + plan.row_width, ws, begin, end);
   }
 }
 
@@ -859,7 +841,7 @@ void CombineAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
     int64_t lane = 0;
     while (lane < width) {
       if (plan.lane_repeat == 1) {  // a pack is one lane per channel: the same sums, vectorised
-        AddPackSums(part_dy + lane, part_dyx + lane, ws, 0, plan.channels);
+        AddPackSums(part_dy + lane, part_dyx + lane, ws, plan.channels);
         lane += plan.channels;
         continue;
       }
@@ -906,14 +888,14 @@ void CombineMomentsChannel(const BatchNormPlan& plan, const WorkspaceArrays& ws,
   ws.sum_dyx[c] = m2;
 }
 
-// One row block's moments of a pack of lanes, one per channel, merged into channels
-// [begin, end), every one of which has seen the same rows so far: MergeMoments for all of
-// them at once, the same operations in the same order (ws.mean holds the sums).
+// One row block's moments of a pack of lanes, one per channel, merged into the channels,
+// every one of which has seen the same rows so far: MergeMoments for all of them at once,
+// the same operations in the same order (ws.mean holds the sums).
 inline void MergePackMoments(const double* part_mean, const double* part_m2, double block_rows,
-                             const WorkspaceArrays& ws, int64_t begin, int64_t end) {
-  const double count = ws.sum_dy[begin];
+                             const WorkspaceArrays& ws, int64_t channels) {
+  const double count = ws.sum_dy[0];
   const double weight = count * block_rows / (count + block_rows);
-  for (int64_t c = begin; c < end; ++c) {
+  for (int64_t c = 0; c < channels; ++c) {
     double m2 = ws.sum_dyx[c];
     if (count > 0.0) {
       const double delta = part_mean[c] - ws.mean[c] / count;
@@ -930,25 +912,11 @@ inline double BlockRows(const BatchNormPlan& plan, int64_t row_block) {
   return static_cast<double>(std::min(rows, (row_block + 1) * plan.rows_per_block) - row_block * plan.rows_per_block);
 }
 
-// CombineMomentsAll for channels [begin, end) when the lanes are the channels.
-void CombineChannelMoments(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t begin, int64_t end) {
-  for (int64_t c = begin; c < end; ++c) ws.sum_dy[c] = ws.mean[c] = ws.sum_dyx[c] = 0.0;
-  for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
-    const double* part_mean = ws.partials + 2 * plan.row_width * rb;
-    MergePackMoments(part_mean, part_mean + plan.row_width, BlockRows(plan, rb), ws, begin, end);
-  }
-  // ws.mean held the sums; every channel has seen all reduce_size of its elements (ws.sum_dy).
-  WithDivisionBy(static_cast<double>(plan.reduce_size), [&](auto divide) {
-    for (int64_t c = begin; c < end; ++c) ws.mean[c] = divide(ws.mean[c]);
-  });
-}
-
 void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   if (plan.layout == Layout::kPlanar) {
     for (int64_t c = 0; c < plan.channels; ++c) CombineMomentsChannel(plan, ws, c);
     return;
   }
-  if (LanesAreChannels(plan)) return CombineChannelMoments(plan, ws, 0, plan.channels);
   for (int64_t c = 0; c < plan.channels; ++c) ws.sum_dy[c] = ws.mean[c] = ws.sum_dyx[c] = 0.0;
   const int64_t width = plan.row_width;
   for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
@@ -958,7 +926,7 @@ void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
     int64_t lane = 0;
     while (lane < width) {
       if (plan.lane_repeat == 1 && block_rows > 0.0) {
-        MergePackMoments(part_mean + lane, part_m2 + lane, block_rows, ws, 0, plan.channels);
+        MergePackMoments(part_mean + lane, part_m2 + lane, block_rows, ws, plan.channels);
         lane += plan.channels;
         continue;
       }
@@ -969,7 +937,10 @@ void CombineMomentsAll(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
       }
     }
   }
-  for (int64_t c = 0; c < plan.channels; ++c) ws.mean[c] /= ws.sum_dy[c];  // ws.mean held the sums
+  // ws.mean held the sums; every channel has seen all reduce_size of its elements (ws.sum_dy).
+  WithDivisionBy(static_cast<double>(plan.reduce_size), [&](auto divide) {
+    for (int64_t c = 0; c < plan.channels; ++c) ws.mean[c] = divide(ws.mean[c]);
+  });
 }
 
 inline double LoadDenseFloat(const char* HWY_RESTRICT p, int64_t c) {
@@ -1243,7 +1214,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
   switch (plan.operation) {
     case Operation::kStats:
     case Operation::kForwardTraining: {
-      if (plan.fused && plan.layout == Layout::kPlanar) {
+      if (plan.fused) {
         // One task per channel: its blocks' moments, combined, then the output while the
         // channel is still in cache. Same blocks and order as the split passes below.
         ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
@@ -1252,20 +1223,6 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
           CombineMomentsChannel(plan, ws, c);
           StatisticsCoefficients(plan, ws, c, c + 1);
           for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kAffineWrite, first + b);
-        });
-      } else if (plan.fused) {
-        // Lanes that are channels: the same per lane group (a range of channels), whose
-        // per-channel arrays stay in the L1 cache.
-        ParallelFor(plan.lane_groups, plan.max_threads, [&](int64_t group) {
-          int64_t begin, end;
-          LaneGroupChannels(plan, group, &begin, &end);
-          for (int64_t rb = 0; rb < plan.row_blocks; ++rb) block_task(plan, ws, kStats, rb * plan.lane_groups + group);
-          CombineChannelMoments(plan, ws, begin, end);
-          StatisticsCoefficients(plan, ws, begin, end);
-          ExpandChannelLanes(plan, ws, begin, end);
-          for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
-            block_task(plan, ws, kAffineWrite, rb * plan.lane_groups + group);
-          }
         });
       } else {
         run_pass(kStats);
@@ -1302,19 +1259,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
     case Operation::kBackward:
       ExpandLanes(plan, ws);
       if (plan.training) {
-        if (plan.fused && plan.layout == Layout::kRows) {
-          ParallelFor(plan.lane_groups, plan.max_threads, [&](int64_t group) {  // as in the forward
-            int64_t begin, end;
-            LaneGroupChannels(plan, group, &begin, &end);
-            for (int64_t rb = 0; rb < plan.row_blocks; ++rb) block_task(plan, ws, kReduce, rb * plan.lane_groups + group);
-            CombineChannelSums(plan, ws, begin, end);
-            TrainingCoefficients(ws, begin, end, m);
-            ExpandChannelLanes(plan, ws, begin, end);
-            for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
-              block_task(plan, ws, kTrainWrite, rb * plan.lane_groups + group);
-            }
-          });
-        } else if (plan.fused) {
+        if (plan.fused) {
           ParallelFor(plan.channels, plan.max_threads, [&](int64_t c) {
             const int64_t first = c * plan.blocks_per_channel;
             for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kReduce, first + b);

@@ -135,9 +135,8 @@ struct BatchNormPlan {
   int64_t lanes_per_group = 0;      // rows
   int64_t lane_groups = 0;          // rows
   // Planar training: one task reduces a whole channel and immediately runs its elementwise
-  // pass while the channel is still in cache; rows whose lanes are the channels: the same
-  // per lane group. Same blocks and combine order as the split passes, so the bits do not
-  // depend on this choice.
+  // pass while the channel is still in cache. Same blocks and combine order as the split
+  // passes, so the bits do not depend on this choice.
   bool fused = false;
   // Large fp32 gradInput: streaming stores (skip the read-for-ownership of every dx line),
   // only when every output segment covers whole cache lines (see the planner).

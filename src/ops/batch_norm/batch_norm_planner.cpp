@@ -20,8 +20,6 @@ constexpr int64_t kBlockElements = 32768;
 constexpr int64_t kMaxRowBlocks = 64;
 // Rows narrower than this get consecutive rows packed into one (when memory allows).
 constexpr int64_t kPackedRowWidth = 256;
-// Channels per task of a fused rows plan (see MakePlan).
-constexpr int64_t kFusedLanes = 256;
 // NCHW with spatial size below this is vectorised across channels (rows layout).
 constexpr int64_t kTinySpatial = 32;
 constexpr int64_t kMaxTinySpatialRow = 4096;
@@ -235,14 +233,6 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   const bool two_passes = plan.want_dx() && ((plan.operation == Operation::kBackward && plan.training) ||
                                              plan.operation == Operation::kForwardTraining);
   plan.fused = plan.layout == Layout::kPlanar && two_passes && channels >= 2 * static_cast<int64_t>(plan.max_threads);
-  // Small problems whose lanes are the channels (one row block): the same per group of
-  // kFusedLanes channels, so that a call's per-channel arrays stay in the L1 cache (a tiny
-  // call such as [2, 2048] is mostly per-channel work).
-  if (plan.layout == Layout::kRows && plan.row_width == channels && plan.row_blocks == 1 && two_passes) {
-    plan.fused = true;
-    plan.lanes_per_group = std::min(channels, kFusedLanes);
-    plan.lane_groups = CeilDiv(channels, plan.lanes_per_group);
-  }
 
   // Not for the fused planar pass, whose channel is cache-hot (measured slightly slower).
   // Only when every output segment (a planar run, a row's lane group) covers whole cache lines:
