@@ -493,6 +493,17 @@ HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, 
   }
 }
 
+// One run piece of n elements, vectorised when the runs are contiguous.
+template <int kPass, class T>
+HWY_INLINE void PlanarSegment(const BatchNormPlan& plan, const T* x, const T* dy, T* dx, int64_t n, double mean,
+                              double scale, double slope, double shift, PlanarAccumulators& acc) {
+  if (plan.unit_runs) {
+    PlanarSegmentUnit<kPass>(x, dy, dx, n, mean, scale, slope, shift, acc, StreamableSegment(plan, dx));
+  } else {
+    PlanarSegmentStrided<kPass>(x, dy, dx, n, plan.run_stride, mean, scale, slope, shift, acc);
+  }
+}
+
 // Elements [begin, end) of one channel, in run order, for one pass; returns the sums.
 template <int kPass, class T>
 void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int64_t end, double mean, double scale,
@@ -520,12 +531,7 @@ void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int6
     const int64_t ody = cursor.offset[kDy] + within * plan.run_stride[kDy];
     T* out = nullptr;
     if (bn::WritesOutput(kPass)) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
-    if (plan.unit_runs) {
-      PlanarSegmentUnit<kPass>(x + ox, dy + ody, out, n, mean, scale, slope, shift, acc,
-                               StreamableSegment(plan, out));
-    } else {
-      PlanarSegmentStrided<kPass>(x + ox, dy + ody, out, n, plan.run_stride, mean, scale, slope, shift, acc);
-    }
+    PlanarSegment<kPass>(plan, x + ox, dy + ody, out, n, mean, scale, slope, shift, acc);
     i += n;
     within = 0;
     cursor.Next(plan.outer);
@@ -557,6 +563,39 @@ void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c
   if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce) {
     partial[0] = sum_dy;
     partial[1] = sum_dyx;
+  }
+}
+
+// An elementwise pass in memory order (see BatchNormPlan::write_tasks): outer positions
+// [r0, r1) of channels [c0, c1), the channels innermost.
+template <int kPass, class T>
+void PlanarWriteTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
+  static_assert(bn::WritesOutput(kPass) && kPass != bn::kInferWriteReduce, "elementwise passes only");
+  const D d;
+  const int64_t run_group = task / plan.write_channel_groups, channel_group = task % plan.write_channel_groups;
+  const int64_t run_begin = run_group * plan.write_runs_per_task;
+  const int64_t run_end = std::min(plan.outer.Count(), run_begin + plan.write_runs_per_task);
+  const int64_t channel_begin = channel_group * plan.write_channels_per_task;
+  const int64_t channel_end = std::min(plan.channels, channel_begin + plan.write_channels_per_task);
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]);
+  const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) : x;  // see PlanarRange
+  const int64_t dy_channel_stride = plan.channel_stride[bn::ReadsDy(kPass) ? kDy : kX];
+  T* dx = reinterpret_cast<T*>(plan.big[kDx]);
+#if OA_SIZELESS_VECTORS
+  VD dy0 = hn::Zero(d), dyx0 = hn::Zero(d), dy1 = hn::Zero(d), dyx1 = hn::Zero(d);
+  PlanarAccumulators unused{dy0, dyx0, dy1, dyx1};
+#else
+  PlanarAccumulators unused{hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+#endif
+  OuterCursor cursor(plan.outer, run_begin);
+  for (int64_t run = run_begin; run < run_end; ++run) {
+    for (int64_t c = channel_begin; c < channel_end; ++c) {
+      PlanarSegment<kPass>(plan, x + c * plan.channel_stride[kX] + cursor.offset[kX],
+                           dy + c * dy_channel_stride + cursor.offset[kDy],
+                           dx + c * plan.channel_stride[kDx] + cursor.offset[kDx], plan.run_length, ws.mean[c],
+                           ws.scale[c], ws.slope[c], ws.shift[c], unused);
+    }
+    cursor.Next(plan.outer);
   }
 }
 
@@ -716,7 +755,26 @@ void BlockTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, 
   }
 }
 
+template <class T>
+void WriteTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
+  switch (pass) {
+    case bn::kTrainWrite: return PlanarWriteTask<bn::kTrainWrite, T>(plan, ws, task);
+    case bn::kInferWrite: return PlanarWriteTask<bn::kInferWrite, T>(plan, ws, task);
+    default: return PlanarWriteTask<bn::kAffineWrite, T>(plan, ws, task);
+  }
+}
+
 }  // namespace bn_kernels
+
+// Runs one task of the plan's memory-order partition for an elementwise pass.
+void BatchNormWriteTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass, int64_t task) {
+  switch (plan.io_dtype) {
+    case ACL_FLOAT16: bn_kernels::WriteTaskT<Half16>(plan, ws, pass, task); break;
+    case ACL_BF16: bn_kernels::WriteTaskT<BFloat16>(plan, ws, pass, task); break;
+    default: bn_kernels::WriteTaskT<float>(plan, ws, pass, task);
+  }
+  if (plan.stream_dx) hwy::FlushStream();  // see BatchNormBlockTask
+}
 
 // Runs one block of the plan's partition for one pass.
 void BatchNormBlockTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass,
@@ -1209,6 +1267,11 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
   const auto run_pass = [&](int pass) {
     ParallelFor(blocks, plan.max_threads, [&](int64_t task) { block_task(plan, ws, pass, task); });
   };
+  // Elementwise passes: in memory order where the plan has that partition.
+  const auto run_write_pass = [&](int pass) {
+    if (plan.write_tasks == 0) return run_pass(pass);
+    ParallelFor(plan.write_tasks, plan.max_threads, [&](int64_t task) { BatchNormWriteTask(plan, ws, pass, task); });
+  };
   const double m = static_cast<double>(plan.reduce_size);
 
   switch (plan.operation) {
@@ -1230,7 +1293,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
         StatisticsCoefficients(plan, ws, 0, plan.channels);
         if (plan.want_dx()) {
           ExpandLanes(plan, ws);
-          run_pass(kAffineWrite);
+          run_write_pass(kAffineWrite);
         }
       }
       WriteStatistics(plan, ws);
@@ -1238,7 +1301,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
     }
     case Operation::kAffine:
       ExpandLanes(plan, ws);
-      run_pass(kAffineWrite);
+      run_write_pass(kAffineWrite);
       return;
     case Operation::kElemtBackward: {
       const double total = CounterTotal(plan.counter);
@@ -1248,7 +1311,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
         return;
       }
       ExpandLanes(plan, ws);
-      run_pass(kTrainWrite);
+      run_write_pass(kTrainWrite);
       return;
     }
     case Operation::kReduceBackward:
@@ -1274,13 +1337,17 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
           if (plan.want_dx()) {
             TrainingCoefficients(ws, 0, plan.channels, m);
             ExpandLanes(plan, ws);
-            run_pass(kTrainWrite);
+            run_write_pass(kTrainWrite);
           }
         }
       } else {
         const bool sums = plan.want_sums();
         if (plan.want_dx()) {
-          run_pass(sums ? kInferWriteReduce : kInferWrite);
+          if (sums) {
+            run_pass(kInferWriteReduce);
+          } else {
+            run_write_pass(kInferWrite);
+          }
         } else {
           run_pass(kReduce);
         }

@@ -138,6 +138,15 @@ struct BatchNormPlan {
   // pass while the channel is still in cache. Same blocks and combine order as the split
   // passes, so the bits do not depend on this choice.
   bool fused = false;
+  // Planar, when a channel's runs lie far apart and the channels of one outer position next
+  // to each other (NCHW): the elementwise passes walk memory in order instead of channel by
+  // channel, which strides through memory one run at a time and defeats the prefetchers
+  // (2x slower on short runs). Task = write_runs_per_task outer positions x
+  // write_channels_per_task channels; 0 tasks: the elementwise passes use the blocks.
+  int64_t write_runs_per_task = 0;
+  int64_t write_channels_per_task = 0;
+  int64_t write_channel_groups = 0;
+  int64_t write_tasks = 0;
   // Large fp32 gradInput: streaming stores (skip the read-for-ownership of every dx line),
   // only when every output segment covers whole cache lines (see the planner).
   bool stream_dx = false;
