@@ -599,6 +599,64 @@ void PlanarWriteTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64
   }
 }
 
+// A reduction pass in memory order (see BatchNormPlan::reduce_tasks): block `block` of
+// channels [c0, c1), the channels innermost. Each channel's accumulators are stored between
+// its segments, and every channel gets the segments PlanarRange would give it, in the same
+// order, so its partial sums are bit for bit those of PlanarBlock.
+template <int kPass, class T>
+void PlanarReduceTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
+  static_assert(kPass == bn::kReduce || kPass == bn::kInferWriteReduce, "reductions only");
+  const D d;
+  const size_t lanes = hn::Lanes(d);
+  const int64_t group = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
+  const int64_t channel_begin = group * plan.reduce_channels_per_task;
+  const int64_t channels = std::min(plan.channels - channel_begin, plan.reduce_channels_per_task);
+  const int64_t begin = block * plan.block_elements;
+  const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]);
+  const T* dy = reinterpret_cast<const T*>(plan.big[kDy]);
+  T* dx = bn::WritesOutput(kPass) ? reinterpret_cast<T*>(plan.big[kDx]) : nullptr;
+  // dy0, dyx0, dy1, dyx1 of each channel, then its two scalar tails.
+  HWY_ALIGN double vector_sums[bn::kMaxReduceChannels][4 * hn::MaxLanes(d)];
+  double tail_sums[bn::kMaxReduceChannels][2] = {};
+  for (int64_t k = 0; k < channels; ++k) {
+    for (size_t v = 0; v < 4; ++v) hn::Store(hn::Zero(d), d, vector_sums[k] + v * lanes);
+  }
+  OuterCursor cursor(plan.outer, begin / plan.run_length);
+  int64_t within = begin % plan.run_length;
+  for (int64_t i = begin; i < end;) {
+    const int64_t n = std::min(plan.run_length - within, end - i);
+    for (int64_t k = 0; k < channels; ++k) {
+      const int64_t c = channel_begin + k;
+      double* sums = vector_sums[k];
+      VD dy0 = hn::Load(d, sums), dyx0 = hn::Load(d, sums + lanes);
+      VD dy1 = hn::Load(d, sums + 2 * lanes), dyx1 = hn::Load(d, sums + 3 * lanes);
+      PlanarAccumulators acc{dy0, dyx0, dy1, dyx1, tail_sums[k][0], tail_sums[k][1]};
+      T* out = nullptr;
+      if (bn::WritesOutput(kPass)) out = dx + c * plan.channel_stride[kDx] + cursor.offset[kDx] + within * plan.run_stride[kDx];
+      PlanarSegment<kPass>(plan, x + c * plan.channel_stride[kX] + cursor.offset[kX] + within * plan.run_stride[kX],
+                           dy + c * plan.channel_stride[kDy] + cursor.offset[kDy] + within * plan.run_stride[kDy], out,
+                           n, ws.mean[c], ws.scale[c], ws.slope[c], ws.shift[c], acc);
+      hn::Store(acc.dy0, d, sums);
+      hn::Store(acc.dyx0, d, sums + lanes);
+      hn::Store(acc.dy1, d, sums + 2 * lanes);
+      hn::Store(acc.dyx1, d, sums + 3 * lanes);
+      tail_sums[k][0] = acc.dy_tail;
+      tail_sums[k][1] = acc.dyx_tail;
+    }
+    i += n;
+    within = 0;
+    cursor.Next(plan.outer);
+  }
+  for (int64_t k = 0; k < channels; ++k) {  // as PlanarRange and PlanarBlock finish
+    const double* sums = vector_sums[k];
+    double* partial = ws.partials + 2 * ((channel_begin + k) * plan.blocks_per_channel + block);
+    partial[0] = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Load(d, sums), hn::Load(d, sums + 2 * lanes)))) + tail_sums[k][0];
+    partial[1] = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Load(d, sums + lanes), hn::Load(d, sums + 3 * lanes)))) +
+                 tail_sums[k][1];
+  }
+}
+
 // ---------------------------------------------------------------- rows layout
 
 // The fp32 lane coefficients of a row segment (16-bit io only).
@@ -764,7 +822,23 @@ void WriteTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, 
   }
 }
 
+template <class T>
+void ReduceTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
+  if (pass == bn::kReduce) return PlanarReduceTask<bn::kReduce, T>(plan, ws, task);
+  PlanarReduceTask<bn::kInferWriteReduce, T>(plan, ws, task);
+}
+
 }  // namespace bn_kernels
+
+// Runs one task of the plan's memory-order partition for a reduction pass.
+void BatchNormReduceTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass, int64_t task) {
+  switch (plan.io_dtype) {
+    case ACL_FLOAT16: bn_kernels::ReduceTaskT<Half16>(plan, ws, pass, task); break;
+    case ACL_BF16: bn_kernels::ReduceTaskT<BFloat16>(plan, ws, pass, task); break;
+    default: bn_kernels::ReduceTaskT<float>(plan, ws, pass, task);
+  }
+  if (plan.stream_dx && bn::WritesOutput(pass)) hwy::FlushStream();  // see BatchNormBlockTask
+}
 
 // Runs one task of the plan's memory-order partition for an elementwise pass.
 void BatchNormWriteTask(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass, int64_t task) {
@@ -1272,6 +1346,11 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
     if (plan.write_tasks == 0) return run_pass(pass);
     ParallelFor(plan.write_tasks, plan.max_threads, [&](int64_t task) { BatchNormWriteTask(plan, ws, pass, task); });
   };
+  // Backward reductions: in memory order where the plan has that partition (same bits).
+  const auto run_reduce_pass = [&](int pass) {
+    if (plan.reduce_tasks == 0) return run_pass(pass);
+    ParallelFor(plan.reduce_tasks, plan.max_threads, [&](int64_t task) { BatchNormReduceTask(plan, ws, pass, task); });
+  };
   const double m = static_cast<double>(plan.reduce_size);
 
   switch (plan.operation) {
@@ -1316,7 +1395,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
     }
     case Operation::kReduceBackward:
       ExpandLanes(plan, ws);  // the rows layout reads the mean per lane
-      run_pass(kReduce);
+      run_reduce_pass(kReduce);
       CombineAll(plan, ws);
       break;
     case Operation::kBackward:
@@ -1332,7 +1411,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
             for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kTrainWrite, first + b);
           });
         } else {
-          run_pass(kReduce);
+          run_reduce_pass(kReduce);
           CombineAll(plan, ws);
           if (plan.want_dx()) {
             TrainingCoefficients(ws, 0, plan.channels, m);
@@ -1344,12 +1423,12 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
         const bool sums = plan.want_sums();
         if (plan.want_dx()) {
           if (sums) {
-            run_pass(kInferWriteReduce);
+            run_reduce_pass(kInferWriteReduce);
           } else {
             run_write_pass(kInferWrite);
           }
         } else {
-          run_pass(kReduce);
+          run_reduce_pass(kReduce);
         }
         if (sums) CombineAll(plan, ws);
       }

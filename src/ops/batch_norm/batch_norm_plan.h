@@ -12,6 +12,8 @@ namespace oa {
 namespace bn {
 
 constexpr int kMaxOuterDims = 8;
+// Channels of one memory-order reduction task (their accumulators live on the task's stack).
+constexpr int64_t kMaxReduceChannels = 32;
 
 // The big tensors in every per-tensor array below. kDx is the elementwise pass's output:
 // gradInput in the backward operators, output in the forward ones (which have no kDy).
@@ -147,6 +149,13 @@ struct BatchNormPlan {
   int64_t write_channels_per_task = 0;
   int64_t write_channel_groups = 0;
   int64_t write_tasks = 0;
+  // The reductions of the backward (sums of dy and dy*(x - mean)) in memory order too, where
+  // write_tasks is: task = one block of reduce_channels_per_task channels, the channels
+  // innermost, each channel's accumulators kept between its runs. Every channel sees the
+  // same segments in the same order as its block task would, so the partials (and every
+  // bit after them) are those of the block partition. 0 tasks: the blocks.
+  int64_t reduce_channels_per_task = 0;
+  int64_t reduce_tasks = 0;
   // Large fp32 gradInput: streaming stores (skip the read-for-ownership of every dx line),
   // only when every output segment covers whole cache lines (see the planner).
   bool stream_dx = false;
