@@ -263,7 +263,7 @@ extern "C" aclnnStatus aclDestroyScalar(const aclScalar* scalar) {
 }
 
 namespace {
-aclnnStatus CopyOut(const char* api, const char* what, const aclTensor* tensor, const std::vector<int64_t>& source,
+aclnnStatus CopyOut(const char* api, const char* what, const aclTensor* tensor, const oa::DimVector& source,
                     int64_t** values, uint64_t* count) {
   if (tensor == nullptr || values == nullptr || count == nullptr) {
     return Fail(ACLNN_ERR_PARAM_NULLPTR, "%s: tensor, %s and its count must not be null", api, what);
@@ -277,16 +277,16 @@ aclnnStatus CopyOut(const char* api, const char* what, const aclTensor* tensor, 
 }  // namespace
 
 extern "C" aclnnStatus aclGetViewShape(const aclTensor* tensor, int64_t** viewDims, uint64_t* viewDimsNum) {
-  return CopyOut("aclGetViewShape", "viewDims", tensor, tensor ? tensor->view_dims : std::vector<int64_t>(),
+  return CopyOut("aclGetViewShape", "viewDims", tensor, tensor ? tensor->view_dims : oa::DimVector(),
                  viewDims, viewDimsNum);
 }
 extern "C" aclnnStatus aclGetViewStrides(const aclTensor* tensor, int64_t** stridesValue, uint64_t* stridesNum) {
-  return CopyOut("aclGetViewStrides", "stridesValue", tensor, tensor ? tensor->strides : std::vector<int64_t>(),
+  return CopyOut("aclGetViewStrides", "stridesValue", tensor, tensor ? tensor->strides : oa::DimVector(),
                  stridesValue, stridesNum);
 }
 extern "C" aclnnStatus aclGetStorageShape(const aclTensor* tensor, int64_t** storageDims, uint64_t* storageDimsNum) {
   return CopyOut("aclGetStorageShape", "storageDims", tensor,
-                 tensor ? tensor->storage_dims : std::vector<int64_t>(), storageDims, storageDimsNum);
+                 tensor ? tensor->storage_dims : oa::DimVector(), storageDims, storageDimsNum);
 }
 extern "C" aclnnStatus aclGetViewOffset(const aclTensor* tensor, int64_t* offset) {
   if (tensor == nullptr || offset == nullptr) {

@@ -51,7 +51,7 @@ std::string Microseconds(double seconds) {
   return text;
 }
 
-std::string JoinDims(const std::vector<int64_t>& values) {
+std::string JoinDims(const DimVector& values) {
   if (values.empty()) return "-";
   std::string text;
   for (size_t i = 0; i < values.size(); ++i) {

@@ -60,7 +60,7 @@ class AxisMap {
 inline bool IsChannelsLast(const aclTensor& tensor) { return tensor.format == ACL_FORMAT_NDHWC; }
 
 // The tensor's dims or strides in logical N, C, D, H, W order.
-inline std::array<int64_t, 5> ToLogicalOrder(const std::vector<int64_t>& values, bool channels_last) {
+inline std::array<int64_t, 5> ToLogicalOrder(const oa::DimVector& values, bool channels_last) {
   if (channels_last) return {values[0], values[4], values[1], values[2], values[3]};
   return {values[0], values[1], values[2], values[3], values[4]};
 }
