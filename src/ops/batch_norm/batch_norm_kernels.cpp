@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
+#include <utility>
 #include <cmath>
 #include <cstdint>
 
@@ -218,20 +220,25 @@ HWY_INLINE VD LoadWide(D d, const T* HWY_RESTRICT p) {
 // f64 -> f32 rounded to nearest with IEEE overflow to +-Inf on every target. Highway's
 // portable targets saturate to +-FLT_MAX instead (to keep UBSan quiet), so they convert
 // lane by lane with the language's own IEEE conversion.
-HWY_INLINE hn::Vec<DF> DemoteToFloat(VD v) {
+template <class DV>
+HWY_INLINE hn::Vec<hn::Rebind<float, DV>> DemoteToFloat(DV dv, hn::Vec<DV> v) {
+  const hn::Rebind<float, DV> df;
 #if HWY_TARGET == HWY_SCALAR
-  return hn::Set(DF(), static_cast<float>(hn::GetLane(v)));
+  (void)dv;
+  return hn::Set(df, static_cast<float>(hn::GetLane(v)));
 #elif HWY_TARGET == HWY_EMU128
-  constexpr size_t kLanes = hn::MaxLanes(D());
+  constexpr size_t kLanes = hn::MaxLanes(DV());
   double wide[kLanes];
   float narrow[kLanes];
-  hn::StoreU(v, D(), wide);
+  hn::StoreU(v, dv, wide);
   for (size_t i = 0; i < kLanes; ++i) narrow[i] = static_cast<float>(wide[i]);
-  return hn::LoadU(DF(), narrow);
+  return hn::LoadU(df, narrow);
 #else
-  return hn::DemoteTo(DF(), v);
+  (void)dv;
+  return hn::DemoteTo(df, v);
 #endif
 }
+HWY_INLINE hn::Vec<DF> DemoteToFloat(VD v) { return DemoteToFloat(D(), v); }
 
 // f64 -> f32 rounding to odd (see RoundToOddFloat), lane-wise. Whether the f32 value is
 // exact, and on which side the f64 value lies, are decided in f64: the residual can be far
@@ -787,6 +794,239 @@ void RowsBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row
   }
 }
 
+// ---------------------------------------------------------------- small rows
+// Plain channels-last rows in a single row block (e.g. [2, 2048]), fp32 data, dense fp32 or
+// absent per-channel vectors: the training operators one vector of channels at a time, in
+// registers (see BatchNormPlan::small_rows). The general path makes about forty passes over
+// per-channel float64 arrays at this size, each costing about as much as the data. Every
+// lane gets the operations the general path gives it, in the same order: RowSegment's
+// vector formulas (MulAdd) on full vectors, ScalarElement's on the tail lanes, and the
+// channel stage's (CombineMoments, StatisticsCoefficients, TrainingCoefficients and the
+// output writers, all IEEE operations without contraction) on both, so the bits are the same.
+
+// The element offset of each row of each big tensor, and the per-channel vectors as fp32
+// pointers (null: absent or not requested). A local copy of what the kernels read of the
+// plan: the compiler need not reload it after every store through a float pointer.
+struct SmallRows {
+  int64_t count = 0;
+  int64_t offset[bn::kNumBigTensors][bn::kMaxSmallRows];
+  const float* big[bn::kNumBigTensors];
+  float* out;
+  const float *weight, *bias, *mean, *invstd;
+  float *grad_weight, *grad_bias, *mean_out, *invstd_out, *running_mean, *running_var;
+  double eps, momentum;
+  int64_t reduce_size;
+};
+
+// x / count as WithDivisionBy's functor does it.
+struct CountDivision {
+  bool multiply = false;
+  double factor = 1.0;
+};
+inline CountDivision MakeCountDivision(double count) {
+  CountDivision division;
+  bn::WithDivisionBy(count, [&](auto divide) {
+    if constexpr (std::is_same_v<decltype(divide), bn::MultiplyByReciprocal>) {
+      division = {true, divide.reciprocal};
+    } else {
+      division = {false, divide.divisor};
+    }
+  });
+  return division;
+}
+template <class DV>
+HWY_INLINE hn::Vec<DV> Divided(DV dv, hn::Vec<DV> x, const CountDivision& by) {
+  return by.multiply ? hn::Mul(x, hn::Set(dv, by.factor)) : hn::Div(x, hn::Set(dv, by.factor));
+}
+
+// Lanes of a dense fp32 vector (absent: `absent`), widened.
+template <class DV>
+HWY_INLINE hn::Vec<DV> LoadChannelLanes(DV dv, const float* v, int64_t c, double absent) {
+  if (v == nullptr) return hn::Set(dv, absent);
+  return hn::PromoteTo(dv, hn::LoadU(hn::Rebind<float, DV>(), v + c));
+}
+template <class DV>
+HWY_INLINE void StoreChannelLanes(DV dv, hn::Vec<DV> value, float* v, int64_t c) {
+  if (v == nullptr) return;
+  hn::StoreU(DemoteToFloat(dv, value), hn::Rebind<float, DV>(), v + c);
+}
+template <class DV>
+HWY_INLINE hn::Vec<DV> LoadRow(DV dv, const float* HWY_RESTRICT p) {
+  return hn::PromoteTo(dv, hn::LoadU(hn::Rebind<float, DV>(), p));
+}
+// a*b + c as RowSegment computes it on full vectors (kFull) and ScalarElement on the tail.
+template <bool kFull, class V>
+HWY_INLINE V ElementMulAdd(V a, V b, V c) {
+  if constexpr (kFull) {
+    return hn::MulAdd(a, b, c);
+  } else {
+    return hn::Add(hn::Mul(a, b), c);
+  }
+}
+
+// aclnnBatchNorm training, channels [c, c + Lanes(dv)).
+template <bool kFull, class DV>
+HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
+                                      const CountDivision& by_m, const CountDivision& by_m_minus_1) {
+  using V = hn::Vec<DV>;
+  const float* HWY_RESTRICT x = rows.big[kX] + c;
+  float* HWY_RESTRICT y = rows.out + c;
+  // RowsBlock<kStats>: the block's mean and M2 (two passes, the second around that mean).
+  V sum = hn::Zero(dv);
+  for (int64_t r = 0; r < rows.count; ++r) sum = hn::Add(sum, LoadRow(dv, x + rows.offset[kX][r]));
+  const V block_mean = Divided(dv, sum, by_m);
+  V part_m2 = hn::Zero(dv);
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), block_mean);
+    part_m2 = ElementMulAdd<kFull>(centered, centered, part_m2);
+  }
+  // CombineMoments: the one block merged into empty moments.
+  const V m2 = hn::Add(hn::Zero(dv), part_m2);
+  const V mean = Divided(dv, hn::Add(hn::Zero(dv), hn::Mul(hn::Set(dv, static_cast<double>(rows.count)), block_mean)), by_m);
+  // StatisticsCoefficients.
+  const V invstd = hn::Div(hn::Set(dv, 1.0), hn::Sqrt(hn::Add(Divided(dv, m2, by_m), hn::Set(dv, rows.eps))));
+  const V slope = hn::Mul(LoadChannelLanes(dv, rows.weight, c, 1.0), invstd);
+  const V shift = LoadChannelLanes(dv, rows.bias, c, 0.0);
+  // RowSegment<kAffineWrite>.
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
+    hn::StoreU(DemoteToFloat(dv, ElementMulAdd<kFull>(slope, centered, shift)), hn::Rebind<float, DV>(),
+               y + rows.offset[kDx][r]);
+  }
+  // WriteStatisticsArrays.
+  StoreChannelLanes(dv, mean, rows.mean_out, c);
+  StoreChannelLanes(dv, invstd, rows.invstd_out, c);
+  const V keep = hn::Set(dv, 1.0 - rows.momentum), momentum = hn::Set(dv, rows.momentum);
+  if (rows.running_mean != nullptr) {
+    const V old = LoadChannelLanes(dv, rows.running_mean, c, 0.0);
+    StoreChannelLanes(dv, hn::Add(hn::Mul(keep, old), hn::Mul(momentum, mean)), rows.running_mean, c);
+  }
+  if (rows.running_var != nullptr) {
+    // Unbiased; one element per channel has no unbiased variance (NaN).
+    const V unbiased = rows.reduce_size < 2 ? hn::Set(dv, NAN) : Divided(dv, m2, by_m_minus_1);
+    const V old = LoadChannelLanes(dv, rows.running_var, c, 0.0);
+    StoreChannelLanes(dv, hn::Add(hn::Mul(keep, old), hn::Mul(momentum, unbiased)), rows.running_var, c);
+  }
+}
+
+// aclnn(Fast)BatchNormBackward training, channels [c, c + Lanes(dv)).
+template <bool kFull, class DV>
+HWY_INLINE void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
+                                       double inv_m) {
+  using V = hn::Vec<DV>;
+  const float* HWY_RESTRICT x = rows.big[kX] + c;
+  const float* HWY_RESTRICT dy = rows.big[kDy] + c;
+  float* HWY_RESTRICT dx = rows.out + c;
+  // PrepareChannels.
+  const V mean = LoadChannelLanes(dv, rows.mean, c, 0.0);
+  const V invstd = LoadChannelLanes(dv, rows.invstd, c, 1.0);
+  const V scale = hn::Mul(LoadChannelLanes(dv, rows.weight, c, 1.0), invstd);
+  // RowsBlock<kReduce>, then Combine into the zero sums.
+  V part_dy = hn::Zero(dv), part_dyx = hn::Zero(dv);
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V g = LoadRow(dv, dy + rows.offset[kDy][r]);
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
+    part_dy = hn::Add(part_dy, g);
+    part_dyx = ElementMulAdd<kFull>(g, centered, part_dyx);
+  }
+  const V sum_dy = hn::Add(hn::Zero(dv), part_dy);
+  const V sum_dyx = hn::Add(hn::Zero(dv), part_dyx);
+  // TrainingCoefficients.
+  const V m_inverse = hn::Set(dv, inv_m);
+  const V slope = hn::Mul(hn::Mul(hn::Neg(scale), hn::Mul(invstd, invstd)), hn::Mul(sum_dyx, m_inverse));
+  const V shift = hn::Mul(hn::Neg(scale), hn::Mul(sum_dy, m_inverse));
+  // RowSegment<kTrainWrite>.
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V g = LoadRow(dv, dy + rows.offset[kDy][r]);
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
+    const V value = ElementMulAdd<kFull>(scale, g, ElementMulAdd<kFull>(slope, centered, shift));
+    hn::StoreU(DemoteToFloat(dv, value), hn::Rebind<float, DV>(), dx + rows.offset[kDx][r]);
+  }
+  // WriteChannelOutputs.
+  StoreChannelLanes(dv, hn::Mul(invstd, sum_dyx), rows.grad_weight, c);
+  StoreChannelLanes(dv, sum_dy, rows.grad_bias, c);
+}
+
+// Whether each per-channel vector the small-rows kernels write lies apart from everything
+// else the call reads or writes: they write it one vector of channels at a time, between
+// reads, where the general path writes it after every pass.
+bool SmallRowsOutputsApart(const BatchNormPlan& plan) {
+  struct Span {
+    const char* begin;
+    const char* end;
+  };
+  Span spans[bn::kNumBigTensors + 10];
+  bool written[bn::kNumBigTensors + 10] = {};
+  int count = 0;
+  const int64_t element = static_cast<int64_t>(sizeof(float));
+  for (int t = 0; t < bn::kNumBigTensors; ++t) {
+    if (plan.big[t] == nullptr) continue;
+    int64_t low = 0, high = plan.row_width;  // elements, relative to the first row's first lane
+    for (int k = 0; k < plan.outer.rank; ++k) {
+      const int64_t reach = (plan.outer.size[k] - 1) * plan.outer.stride[t][k];
+      (reach < 0 ? low : high) += reach;
+    }
+    spans[count++] = {plan.big[t] + low * element, plan.big[t] + high * element};
+  }
+  const bool forward = plan.operation == bn::Operation::kForwardTraining;
+  const std::pair<const bn::ChannelVector*, bool> vectors[] = {
+      {&plan.weight, false},         {&plan.bias, false},           {&plan.mean, false},
+      {&plan.spread, false},         {&plan.grad_weight, true},     {&plan.grad_bias, true},
+      {&plan.mean_out, forward},     {&plan.invstd_out, forward},   {&plan.running_mean, forward},
+      {&plan.running_var, forward}};
+  for (const auto& [v, writes] : vectors) {
+    if (v->data == nullptr) continue;
+    written[count] = writes;
+    spans[count++] = {v->data, v->data + plan.channels * element};
+  }
+  for (int i = 0; i < count; ++i) {
+    for (int j = 0; j < count; ++j) {
+      if (i != j && written[i] && spans[i].begin < spans[j].end && spans[j].begin < spans[i].end) return false;
+    }
+  }
+  return true;
+}
+
+// The whole small-rows operator: full vectors of channels, then one channel at a time.
+void RunSmallRows(const BatchNormPlan& plan) {
+  SmallRows rows;
+  const auto floats = [](const bn::ChannelVector& v) { return reinterpret_cast<float*>(v.data); };
+  for (int t = 0; t < bn::kNumBigTensors; ++t) rows.big[t] = reinterpret_cast<const float*>(plan.big[t]);
+  rows.out = reinterpret_cast<float*>(plan.big[kDx]);
+  rows.weight = floats(plan.weight);
+  rows.bias = floats(plan.bias);
+  rows.mean = floats(plan.mean);
+  rows.invstd = floats(plan.spread);
+  rows.grad_weight = floats(plan.grad_weight);
+  rows.grad_bias = floats(plan.grad_bias);
+  rows.mean_out = floats(plan.mean_out);
+  rows.invstd_out = floats(plan.invstd_out);
+  rows.running_mean = floats(plan.running_mean);
+  rows.running_var = floats(plan.running_var);
+  rows.eps = plan.eps;
+  rows.momentum = plan.momentum;
+  rows.reduce_size = plan.reduce_size;
+  rows.count = plan.outer.Count();
+  OuterCursor cursor(plan.outer, 0);
+  for (int64_t r = 0; r < rows.count; ++r, cursor.Next(plan.outer)) {
+    for (int t = 0; t < bn::kNumBigTensors; ++t) rows.offset[t][r] = cursor.offset[t];
+  }
+  const D d;
+  const hn::CappedTag<double, 1> d1;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t c = 0;
+  if (plan.operation == bn::Operation::kForwardTraining) {
+    const double m = static_cast<double>(plan.reduce_size);
+    const CountDivision by_m = MakeCountDivision(m), by_m_minus_1 = MakeCountDivision(m - 1.0);
+    for (; c + lanes <= plan.channels; c += lanes) SmallRowsForwardLanes<true>(d, rows, c, by_m, by_m_minus_1);
+    for (; c < plan.channels; ++c) SmallRowsForwardLanes<false>(d1, rows, c, by_m, by_m_minus_1);
+    return;
+  }
+  const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);
+  for (; c + lanes <= plan.channels; c += lanes) SmallRowsBackwardLanes<true>(d, rows, c, inv_m);
+  for (; c < plan.channels; ++c) SmallRowsBackwardLanes<false>(d1, rows, c, inv_m);
+}
+
 // ---------------------------------------------------------------- dispatch by dtype and pass
 
 template <class T>
@@ -1333,6 +1573,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
     return;
   }
   if (plan.operation == Operation::kBackward && !plan.want_dx() && !plan.want_sums()) return;
+  if (plan.small_rows && bn_kernels::SmallRowsOutputsApart(plan)) return bn_kernels::RunSmallRows(plan);
   const WorkspaceArrays ws(plan, workspace);
   // The statistics operators compute every per-channel array they read.
   if (!plan.computes_stats()) PrepareChannels(plan, ws);

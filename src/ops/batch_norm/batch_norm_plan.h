@@ -14,6 +14,8 @@ namespace bn {
 constexpr int kMaxOuterDims = 8;
 // Channels of one memory-order reduction task (their accumulators live on the task's stack).
 constexpr int64_t kMaxReduceChannels = 32;
+// Rows of the small-rows kernels (BatchNormPlan::small_rows); their offsets live on the stack.
+constexpr int64_t kMaxSmallRows = 64;
 
 // The big tensors in every per-tensor array below. kDx is the elementwise pass's output:
 // gradInput in the backward operators, output in the forward ones (which have no kDy).
@@ -140,6 +142,13 @@ struct BatchNormPlan {
   // pass while the channel is still in cache. Same blocks and combine order as the split
   // passes, so the bits do not depend on this choice.
   bool fused = false;
+  // Training (forward, or backward with gradInput) on plain channels-last rows in a single
+  // row block (rows <= kMaxSmallRows), fp32, every per-channel vector dense fp32 or absent:
+  // small problems such as [2, 2048], run one vector of channels at a time in registers
+  // (RunSmallRows), with the bits of the general path. Phase 2 takes the general path when
+  // a per-channel output overlaps anything else the call touches (the running statistics
+  // may alias inputs; addresses may be rebound).
+  bool small_rows = false;
   // Planar, when a channel's runs lie far apart and the channels of one outer position next
   // to each other (NCHW): the elementwise passes walk memory in order instead of channel by
   // channel, which strides through memory one run at a time and defeats the prefetchers

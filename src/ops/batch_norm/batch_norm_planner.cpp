@@ -261,6 +261,20 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   plan.fused = plan.layout == Layout::kPlanar && two_passes && plan.write_tasks == 0 &&
                channels >= 2 * static_cast<int64_t>(plan.max_threads);
 
+  const auto dense_or_absent = [](const ChannelVector& v) {
+    return v.data == nullptr || (v.dtype == ACL_FLOAT && v.stride_bytes == static_cast<int64_t>(sizeof(float)));
+  };
+  bool dense_vectors = true;
+  for (const ChannelVector* v : {&plan.weight, &plan.bias, &plan.mean, &plan.spread, &plan.grad_weight, &plan.grad_bias,
+                                 &plan.mean_out, &plan.invstd_out, &plan.running_mean, &plan.running_var}) {
+    dense_vectors &= dense_or_absent(*v);
+  }
+  const bool training_operation = plan.operation == Operation::kForwardTraining ||
+                                  (plan.operation == Operation::kBackward && plan.training);
+  plan.small_rows = plan.layout == Layout::kRows && plan.row_width == channels && plan.row_blocks == 1 &&
+                    plan.outer.Count() <= kMaxSmallRows && plan.io_dtype == ACL_FLOAT && !plan.mixed_dtypes &&
+                    training_operation && plan.want_dx() && dense_vectors;
+
   // Not for the fused planar pass, whose channel is cache-hot (measured slightly slower).
   // Only when every output segment (a planar run, a row's lane group) covers whole cache lines:
   // a line written partly by streaming stores and partly by plain ones (the next run, a
