@@ -36,6 +36,21 @@ HWY_INLINE hn::Vec<DF> GatherAsFloat(DF df, const T* HWY_RESTRICT row, VI index)
   return hn::Load(df, lanes_value);
 }
 
+// 16-bit rows read by per-element code (gathers, scalar chains) are first converted to
+// float32 in vectors, a span at a time, into a buffer of this many floats on the stack: a
+// scalar 16-bit read costs three more operations per element than a float32 one (bf16 at
+// x50 and x2.4 was slower than fp32 for that). Longer spans are read as they are.
+constexpr int64_t kSpanFloats = 2048;
+
+// out[0, count) = src[0, count) as float32.
+template <class DF, typename T>
+HWY_INLINE void ConvertSpan(DF df, const T* HWY_RESTRICT src, int64_t count, float* HWY_RESTRICT out) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + lanes <= count; i += lanes) hn::StoreU(LoadAsFloat(df, src + i), df, out + i);
+  for (; i < count; ++i) out[i] = ToFloat(src[i]);
+}
+
 // Splits 2L consecutive elements (lo, hi) into the even-indexed and odd-indexed ones.
 template <class DF>
 HWY_INLINE void SplitEvenOdd(DF df, hn::Vec<DF> lo, hn::Vec<DF> hi, hn::Vec<DF>* even, hn::Vec<DF>* odd) {
@@ -116,15 +131,25 @@ HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plan
     const auto begin = hn::LoadU(di, boundaries);
     const auto count = hn::Sub(hn::LoadU(di, boundaries + 1), begin);
     const int32_t max_count = hn::GetLane(hn::MaxOfLanes(di, count));
+    // The lanes read elements [first, first + span) of each row (ranges are increasing).
+    const int32_t first = boundaries[0];
+    const int64_t span = boundaries[lanes] - first;
+    const bool convert = sizeof(T) == 2 && span <= kSpanFloats;
+    HWY_ALIGN float converted[sizeof(T) == 2 ? kSpanFloats : 1];
+    converted[0] = 0.0f;  // read (and discarded) by inactive lanes when the span is empty
     auto acc = hn::Zero(df);
     for (int64_t od = od_begin; od < od_end; ++od) {
       for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
         const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
+        if (convert) ConvertSpan(df, src + first, span, converted);
         for (int32_t k = 0; k < max_count; ++k) {
           const auto active = hn::Lt(hn::Set(di, k), count);
           // Inactive lanes read element 0 (always inside the row) and add +0, which leaves
           // the sum unchanged: it starts at +0 and so is never -0.
-          const auto value = GatherAsFloat(df, src, hn::IfThenElseZero(active, hn::Add(begin, hn::Set(di, k))));
+          const auto element = hn::Add(begin, hn::Set(di, k));
+          const auto value = convert ? GatherAsFloat(df, converted,
+                                                     hn::IfThenElseZero(active, hn::Sub(element, hn::Set(di, first))))
+                                     : GatherAsFloat(df, src, hn::IfThenElseZero(active, element));
           acc = hn::Add(acc, hn::IfThenElseZero(hn::RebindMask(df, active), value));
         }
       }
@@ -259,41 +284,10 @@ HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, 
   }
 }
 
-// kSegments: outputs l0 .. l0 + G - 1 as scalar running sums, G chains interleaved.
-template <int G, typename T>
-HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisMap& range_w,
-                               int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
-                               T* HWY_RESTRICT out_row) {
-  float sum[G];
-  int64_t begin[G], count[G];
-  int64_t common = INT64_MAX;
-  #pragma GCC unroll 4
-  for (int q = 0; q < G; ++q) {
-    sum[q] = 0.0f;
-    begin[q] = range_w.Begin(l0 + q);
-    count[q] = range_w.End(l0 + q) - begin[q];
-    common = count[q] < common ? count[q] : common;
-  }
-  for (int64_t od = od_begin; od < od_end; ++od) {
-    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
-      const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
-      for (int64_t k = 0; k < common; ++k) {
-        #pragma GCC unroll 4
-        for (int q = 0; q < G; ++q) sum[q] += ToFloat(src[begin[q] + k]);
-      }
-      #pragma GCC unroll 4
-      for (int q = 0; q < G; ++q) {
-        for (int64_t k = common; k < count[q]; ++k) sum[q] += ToFloat(src[begin[q] + k]);
-      }
-    }
-  }
-  #pragma GCC unroll 4
-  for (int q = 0; q < G; ++q) FromFloat(sum[q], out_row + l0 + q);
-}
-
-// Adds the W segments of outputs l0 .. l0 + G - 1 in one gradOut row to their sums.
-template <int G, typename T>
-HWY_INLINE void AddSegments(const T* HWY_RESTRICT src, const int64_t* begin, const int64_t* count, int64_t common,
+// Adds the W segments of outputs l0 .. l0 + G - 1 in one gradOut row (src; segment q at
+// src[begin[q]], count[q] elements) to their sums.
+template <int G, typename S>
+HWY_INLINE void AddSegments(const S* HWY_RESTRICT src, const int64_t* begin, const int64_t* count, int64_t common,
                             float* sum) {
   for (int64_t k = 0; k < common; ++k) {
 #pragma GCC unroll 4
@@ -305,6 +299,75 @@ HWY_INLINE void AddSegments(const T* HWY_RESTRICT src, const int64_t* begin, con
   }
 }
 
+// AddSegments for two rows at once: 2G chains in flight.
+template <int G, typename S>
+HWY_INLINE void AddSegmentsPair(const S* HWY_RESTRICT src0, const S* HWY_RESTRICT src1, const int64_t* begin,
+                                const int64_t* count, int64_t common, float* sum0, float* sum1) {
+  for (int64_t k = 0; k < common; ++k) {
+#pragma GCC unroll 4
+    for (int q = 0; q < G; ++q) {
+      sum0[q] += ToFloat(src0[begin[q] + k]);
+      sum1[q] += ToFloat(src1[begin[q] + k]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) {
+    for (int64_t k = common; k < count[q]; ++k) {
+      sum0[q] += ToFloat(src0[begin[q] + k]);
+      sum1[q] += ToFloat(src1[begin[q] + k]);
+    }
+  }
+}
+
+// The W segments of outputs l0 .. l0 + G - 1: where each starts in a gradOut row (begin),
+// and in the row's span [begin[0], begin[0] + span) converted to float32 (in_span).
+template <int G>
+struct Segments {
+  int64_t begin[G], in_span[G], count[G];
+  int64_t common = INT64_MAX;  // the shortest count
+  int64_t span = 0;
+  Segments(const AxisMap& range_w, int64_t l0) {
+#pragma GCC unroll 4
+    for (int q = 0; q < G; ++q) {
+      begin[q] = range_w.Begin(l0 + q);
+      count[q] = range_w.End(l0 + q) - begin[q];
+      in_span[q] = begin[q] - range_w.Begin(l0);
+      common = count[q] < common ? count[q] : common;
+    }
+    span = begin[G - 1] + count[G - 1] - begin[0];
+  }
+};
+
+// A row's segments added to sums, from the row itself or (16-bit, short span) from its span
+// converted to float32 first.
+template <int G, typename T>
+HWY_INLINE void AddRowSegments(const T* HWY_RESTRICT src, const Segments<G>& segments, float* converted, float* sum) {
+  if (sizeof(T) == 2 && segments.span <= kSpanFloats) {
+    ConvertSpan(hn::ScalableTag<float>(), src + segments.begin[0], segments.span, converted);
+    return AddSegments<G>(static_cast<const float*>(converted), segments.in_span, segments.count, segments.common, sum);
+  }
+  AddSegments<G>(src, segments.begin, segments.count, segments.common, sum);
+}
+
+// kSegments: outputs l0 .. l0 + G - 1 as scalar running sums, G chains interleaved.
+template <int G, typename T>
+HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisMap& range_w,
+                               int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
+                               T* HWY_RESTRICT out_row) {
+  const Segments<G> segments(range_w, l0);
+  HWY_ALIGN float converted[sizeof(T) == 2 ? kSpanFloats : 1];
+  float sum[G];
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) sum[q] = 0.0f;
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      AddRowSegments<G>(plane + od * go[2] + oh * go[3], segments, converted, sum);
+    }
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) FromFloat(sum[q], out_row + l0 + q);
+}
+
 // kSegments, rows j and j + 1 of one plane and one D range together: 2G chains in flight
 // instead of G (rows narrower than 8 outputs, as at x50, have too few chains alone to
 // keep both add pipes busy). Each output still adds its sources in (od, oh, ow) order.
@@ -313,17 +376,13 @@ HWY_INLINE void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::ar
                                       const AxisMap& range_w, int64_t od_begin, int64_t od_end,
                                       const int64_t* oh_begin, const int64_t* oh_end, int64_t l0,
                                       T* HWY_RESTRICT out_row0, T* HWY_RESTRICT out_row1) {
+  const Segments<G> segments(range_w, l0);
+  const bool convert = sizeof(T) == 2 && segments.span <= kSpanFloats;
+  HWY_ALIGN float converted0[sizeof(T) == 2 ? kSpanFloats : 1];
+  HWY_ALIGN float converted1[sizeof(T) == 2 ? kSpanFloats : 1];
   float sum0[G], sum1[G];
-  int64_t begin[G], count[G];
-  int64_t common = INT64_MAX;
 #pragma GCC unroll 4
-  for (int q = 0; q < G; ++q) {
-    sum0[q] = 0.0f;
-    sum1[q] = 0.0f;
-    begin[q] = range_w.Begin(l0 + q);
-    count[q] = range_w.End(l0 + q) - begin[q];
-    common = count[q] < common ? count[q] : common;
-  }
+  for (int q = 0; q < G; ++q) sum0[q] = sum1[q] = 0.0f;
   const int64_t rows0 = oh_end[0] - oh_begin[0], rows1 = oh_end[1] - oh_begin[1];
   const int64_t both = rows0 < rows1 ? rows0 : rows1;
   for (int64_t od = od_begin; od < od_end; ++od) {
@@ -331,23 +390,18 @@ HWY_INLINE void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::ar
     const T* HWY_RESTRICT src1 = plane + od * go[2] + oh_begin[1] * go[3];
     int64_t t = 0;
     for (; t < both; ++t, src0 += go[3], src1 += go[3]) {
-      for (int64_t k = 0; k < common; ++k) {
-#pragma GCC unroll 4
-        for (int q = 0; q < G; ++q) {
-          sum0[q] += ToFloat(src0[begin[q] + k]);
-          sum1[q] += ToFloat(src1[begin[q] + k]);
-        }
-      }
-#pragma GCC unroll 4
-      for (int q = 0; q < G; ++q) {
-        for (int64_t k = common; k < count[q]; ++k) {
-          sum0[q] += ToFloat(src0[begin[q] + k]);
-          sum1[q] += ToFloat(src1[begin[q] + k]);
-        }
+      if (convert) {
+        const hn::ScalableTag<float> df;
+        ConvertSpan(df, src0 + segments.begin[0], segments.span, converted0);
+        ConvertSpan(df, src1 + segments.begin[0], segments.span, converted1);
+        AddSegmentsPair<G>(static_cast<const float*>(converted0), static_cast<const float*>(converted1),
+                           segments.in_span, segments.count, segments.common, sum0, sum1);
+      } else {
+        AddSegmentsPair<G>(src0, src1, segments.begin, segments.count, segments.common, sum0, sum1);
       }
     }
-    for (int64_t t0 = t; t0 < rows0; ++t0, src0 += go[3]) AddSegments<G>(src0, begin, count, common, sum0);
-    for (int64_t t1 = t; t1 < rows1; ++t1, src1 += go[3]) AddSegments<G>(src1, begin, count, common, sum1);
+    for (int64_t t0 = t; t0 < rows0; ++t0, src0 += go[3]) AddRowSegments<G>(src0, segments, converted0, sum0);
+    for (int64_t t1 = t; t1 < rows1; ++t1, src1 += go[3]) AddRowSegments<G>(src1, segments, converted1, sum1);
   }
 #pragma GCC unroll 4
   for (int q = 0; q < G; ++q) {
