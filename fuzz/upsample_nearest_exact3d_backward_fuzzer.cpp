@@ -27,7 +27,7 @@ std::vector<int64_t> Sizes(FuzzInput& input, const aclTensor* tensor, bool spati
   if (tensor != nullptr && tensor->view_dims.size() == 5 && input.Below(8) != 0) {
     const auto& d = tensor->view_dims;
     const bool ndhwc = tensor->format == ACL_FORMAT_NDHWC;
-    sizes = ndhwc ? std::vector<int64_t>{d[0], d[4], d[1], d[2], d[3]} : d;
+    sizes = ndhwc ? std::vector<int64_t>{d[0], d[4], d[1], d[2], d[3]} : std::vector<int64_t>(d.begin(), d.end());
   } else {
     sizes.resize(input.Below(7));
     for (auto& s : sizes) s = input.Dim();
