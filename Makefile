@@ -3,8 +3,11 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 CTEST_FLAGS := --output-on-failure --no-tests=error
+# Each stage of `make test` runs under scripts/stage.sh, which records its wall time for the
+# stage table printed at the end (scripts/stage-table.sh).
+STAGE := scripts/stage.sh
 
-.PHONY: help deps deps-minimal deps-package deps-fuzz deps-pytorch deps-bench deps-aarch64 demo demo-pytorch package test test-all mutation-check test-release test-asan test-tsan test-large test-aarch64 test-fuzz bench fuzz clean
+.PHONY: help deps deps-minimal deps-package deps-fuzz deps-pytorch deps-bench deps-aarch64 demo demo-pytorch package test test-all mutation-check test-release test-asan test-tsan test-large test-aarch64 test-fuzz bench fuzz fuzz-run clean
 
 help:
 	@echo "make demo   - build and run the example programs (prints what they compute), then a PyTorch"
@@ -20,7 +23,7 @@ help:
 	@echo "make mutation-check - apply small realistic bugs one at a time; every one must make a test fail"
 
 deps:
-	@scripts/install-deps.sh
+	@$(STAGE) deps scripts/install-deps.sh
 
 deps-minimal:
 	@scripts/install-deps.sh --minimal
@@ -29,7 +32,7 @@ deps-package:
 	@scripts/install-deps.sh --package
 
 deps-fuzz:
-	@scripts/install-deps.sh --with-fuzz
+	@$(STAGE) deps-fuzz scripts/install-deps.sh --with-fuzz
 
 deps-pytorch:
 	@scripts/install-deps.sh --pytorch
@@ -38,7 +41,7 @@ deps-bench:
 	@scripts/install-deps.sh --bench
 
 deps-aarch64:
-	@scripts/install-deps.sh --aarch64
+	@$(STAGE) deps-aarch64 scripts/install-deps.sh --aarch64
 
 # The main job: a light build (no tests, no oracle) of the library and its examples, then run
 # them; then the PyTorch extension's demo.
@@ -77,7 +80,9 @@ package: deps-package
 # run sees no `shared/` folder beside the clone (scripts/without-shared.sh hides it), which
 # proves on every CI run that the tree is self-contained.
 test:
-	@scripts/without-shared.sh $(MAKE) --no-print-directory test-all
+	@mkdir -p build && rm -f build/stage-times.tsv && date +%s >build/stage-start
+	@scripts/without-shared.sh $(MAKE) --no-print-directory test-all || { scripts/stage-table.sh; exit 1; }
+	@scripts/stage-table.sh
 
 test-all: test-release test-asan test-tsan test-aarch64
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
@@ -87,22 +92,22 @@ test-all: test-release test-asan test-tsan test-aarch64
 CI_FUZZ_SECONDS ?= 30
 
 test-release: deps
-	cmake --preset release >/dev/null
-	cmake --build --preset release
-	ctest --test-dir build/release $(CTEST_FLAGS) -LE large | tee build/release/ctest.log
+	$(STAGE) release-configure cmake --preset release >/dev/null
+	$(STAGE) release-build cmake --build --preset release
+	$(STAGE) release-ctest bash -o pipefail -c 'ctest --test-dir build/release $(CTEST_FLAGS) -LE large | tee build/release/ctest.log'
 	# The upsample large tier (33 system cases above 10 M elements, a > 2^31-element bf16
 	# problem) fits CI's time budget, so CI runs it too (about 2 minutes).
-	ctest --test-dir build/release $(CTEST_FLAGS) -L large -R upsample | tee build/release/ctest-large.log
+	$(STAGE) release-ctest-large bash -o pipefail -c 'ctest --test-dir build/release $(CTEST_FLAGS) -L large -R upsample | tee build/release/ctest-large.log'
 
 test-asan: deps
-	cmake --preset asan >/dev/null
-	cmake --build --preset asan
-	ctest --test-dir build/asan $(CTEST_FLAGS) -L 'unit|example' | tee build/asan/ctest.log
+	$(STAGE) asan-configure cmake --preset asan >/dev/null
+	$(STAGE) asan-build cmake --build --preset asan
+	$(STAGE) asan-ctest bash -o pipefail -c "ctest --test-dir build/asan $(CTEST_FLAGS) -L 'unit|example' | tee build/asan/ctest.log"
 
 test-tsan: deps
-	cmake --preset tsan >/dev/null
-	cmake --build --preset tsan
-	ctest --test-dir build/tsan $(CTEST_FLAGS) -L threads | tee build/tsan/ctest.log
+	$(STAGE) tsan-configure cmake --preset tsan >/dev/null
+	$(STAGE) tsan-build cmake --build --preset tsan
+	$(STAGE) tsan-ctest bash -o pipefail -c 'ctest --test-dir build/tsan $(CTEST_FLAGS) -L threads | tee build/tsan/ctest.log'
 
 test-large: deps
 	cmake --preset release >/dev/null
@@ -151,8 +156,11 @@ bench: deps-bench
 # scratch folder, findings to build/fuzz/. Any finding fails the target.
 FUZZ_SECONDS ?= 60
 fuzz: deps-fuzz
-	cmake --preset fuzz >/dev/null
-	cmake --build --preset fuzz
+	$(STAGE) fuzz-configure cmake --preset fuzz >/dev/null
+	$(STAGE) fuzz-build cmake --build --preset fuzz
+	@$(STAGE) fuzz-run $(MAKE) --no-print-directory fuzz-run
+
+fuzz-run:
 	@for fuzzer in build/fuzz/fuzz/*_fuzzer; do \
 	  name=$$(basename $$fuzzer _fuzzer); \
 	  scratch=build/fuzz/corpus/$$name; mkdir -p $$scratch fuzz/corpus/$$name; \

@@ -17,9 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=build/aarch64
-cmake --preset aarch64 >/dev/null
+stage=scripts/stage.sh  # records each step's wall time for make test's stage table
+$stage aarch64-configure cmake --preset aarch64 >/dev/null
 jobs=$(nproc)
-cmake --build --preset aarch64 -j "$jobs"
+$stage aarch64-build cmake --build --preset aarch64 -j "$jobs"
 info=$build/tools/openaclnn_info/openaclnn-info
 compiled="SVE2_128 SVE_256 SVE2 SVE NEON"  # what Highway 1.0 compiles for AArch64 with GCC 12
 
@@ -46,8 +47,9 @@ run() {
   echo "=== AArch64 $name: QEMU_CPU=$cpu; this model runs $available; tests run on $runs"
   local exclude
   exclude=$(IFS='|'; echo "${left_out[*]}")
-  QEMU_CPU=$cpu ctest --test-dir "$build" --output-on-failure --no-tests=error -j "$jobs" \
-    -L 'unit|example' -LE "^target_($exclude)\$" | tee "$build/ctest-$name.log"
+  QEMU_CPU=$cpu $stage "aarch64-ctest-$name" bash -o pipefail -c \
+    'ctest --test-dir "$0" --output-on-failure --no-tests=error -j "$1" -L "unit|example" -LE "^target_($2)\$" | tee "$0/ctest-$3.log"' \
+    "$build" "$jobs" "$exclude" "$name"
 }
 
 # NEON only (Cortex-A72: Armv8.0 with AES, no SVE).
