@@ -24,13 +24,15 @@ aclDataType PickDtype(FuzzInput& input) {
   return kTypes[input.Below(3)];
 }
 
+// The family's format rule (docs/batch_norm_family.md): any label but the private
+// (blocked / fractal) ones the API surface lists.
 bool IsBatchNormLabel(aclFormat format) {
   switch (format) {
-    case ACL_FORMAT_NC: case ACL_FORMAT_NCL: case ACL_FORMAT_NCHW: case ACL_FORMAT_NCDHW:
-    case ACL_FORMAT_ND: case ACL_FORMAT_NHWC: case ACL_FORMAT_NDHWC:
-      return true;
-    default:
+    case ACL_FORMAT_NC1HWC0: case ACL_FORMAT_FRACTAL_Z: case ACL_FORMAT_NC1HWC0_C04: case ACL_FORMAT_FRACTAL_NZ:
+    case ACL_FORMAT_NDC1HWC0: case ACL_FRACTAL_Z_3D:
       return false;
+    default:
+      return true;
   }
 }
 
@@ -62,7 +64,7 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   const aclDataType dtype = PickDtype(input);
   const uint64_t rank = 2 + input.Below(7);
   static const aclFormat kFormats[] = {ACL_FORMAT_NCHW, ACL_FORMAT_ND,   ACL_FORMAT_NC,        ACL_FORMAT_NCDHW,
-                                       ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_UNDEFINED, ACL_FORMAT_NCL};
+                                       ACL_FORMAT_HWCN, ACL_FORMAT_NDHWC, ACL_FORMAT_UNDEFINED, ACL_FORMAT_NC1HWC0};
   const aclFormat format = kFormats[input.Below(input.Below(4) == 0 ? 8 : 4)];
   FuzzTensor grad_out(input, rank, dtype, format);
   const std::vector<int64_t> shape = grad_out.dims();
@@ -121,7 +123,8 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   const bool non_empty = ran && grad_out.ElementCount() > 0 && x.ElementCount() > 0;
   if (non_empty) {
     Require(IsBatchNormLabel(grad_out.format()) && IsBatchNormLabel(x.format()));
-    Require(!requested[0] || IsBatchNormLabel(grad_input.format()));
+    Require(grad_out.format() == x.format());
+    Require(!requested[0] || (IsBatchNormLabel(grad_input.format()) && grad_input.format() == x.format()));
     Require(!requested[0] || (!grad_input.SharesBytesWith(x) && !grad_input.SharesBytesWith(grad_out)));
   }
   if (affordable && Mentions(message, "gradInput overlaps input")) Require(grad_input.SharesBytesWith(x));

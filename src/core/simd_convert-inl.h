@@ -30,7 +30,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // SVE (and RVV) vectors are sizeless types: they cannot be array elements or class members.
 // Kernels that keep a few vectors in an array declare it with OA_VEC_ARRAY and index it with
-// OA_VEC_AT: a plain array elsewhere, separate variables (up to four) on these targets, where
+// OA_VEC_AT: a plain array elsewhere, separate variables (up to eight) on these targets, where
 // the index must be a constant after unrolling (the q loops are fully unrolled).
 #undef OA_SIZELESS_VECTORS
 #undef OA_VEC_ARRAY
@@ -38,11 +38,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 #if HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || \
     HWY_TARGET == HWY_SVE2_128 || HWY_TARGET == HWY_RVV
 #define OA_SIZELESS_VECTORS 1
-#define OA_VEC_ARRAY(V, name, count)                                   \
-  static_assert((count) >= 1 && (count) <= 4, "up to four vectors"); \
-  V name##0_, name##1_, name##2_, name##3_
-#define OA_VEC_AT(name, q) \
-  (*((q) == 0 ? &name##0_ : (q) == 1 ? &name##1_ : (q) == 2 ? &name##2_ : &name##3_))
+#define OA_VEC_ARRAY(V, name, count)                                    \
+  static_assert((count) >= 1 && (count) <= 8, "up to eight vectors"); \
+  V name##0_, name##1_, name##2_, name##3_, name##4_, name##5_, name##6_, name##7_
+#define OA_VEC_AT(name, q)                                                                                 \
+  (*((q) == 0   ? &name##0_                                                                                \
+     : (q) == 1 ? &name##1_                                                                                \
+     : (q) == 2 ? &name##2_                                                                                \
+     : (q) == 3 ? &name##3_                                                                                \
+     : (q) == 4 ? &name##4_                                                                                \
+     : (q) == 5 ? &name##5_                                                                                \
+     : (q) == 6 ? &name##6_                                                                                \
+                : &name##7_))
 #else
 #define OA_SIZELESS_VECTORS 0
 #define OA_VEC_ARRAY(V, name, count) V name[count]

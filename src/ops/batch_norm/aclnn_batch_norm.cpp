@@ -51,12 +51,14 @@ aclnnStatus Validate(const Arguments& a) {
   }
   OA_RETURN_IF_ERROR(CheckSameDtype(kApi, "output", a.output, "input", a.input));
 
-  // 4. Format labels.
-  OA_RETURN_IF_ERROR(CheckSameFormat(kApi, "output", a.output, "input", a.input));
+  // 4. Format labels: the family's rule, then upstream's 5-D rule.
+  OA_RETURN_IF_ERROR(CheckFormatLabels(kApi, {{"input", a.input}, {"output", a.output}},
+                                       {{"weight", a.weight}, {"bias", a.bias}, {"runningMean", a.running_mean},
+                                        {"runningVar", a.running_var}, {"saveMean", save_mean},
+                                        {"saveInvstd", save_invstd}}));
   OA_CHECK(a.input->Rank() != 5 || a.input->format == ACL_FORMAT_NCDHW || a.input->format == ACL_FORMAT_NDHWC,
            ACLNN_ERR_PARAM_INVALID, "%s: a 5-D input must be labelled NCDHW or NDHWC, got %s", kApi,
            Describe(*a.input).c_str());
-  OA_RETURN_IF_ERROR(CheckNotPrivate(kApi, "input", a.input));
 
   // 5. Rank and shapes.
   OA_RETURN_IF_ERROR(CheckRank(kApi, "input", a.input));
@@ -115,11 +117,6 @@ aclnnStatus GetWorkspaceSize(const Arguments& a, uint64_t* workspace_size, aclOp
       exec->BindInput(4, a.running_var, &p.spread.data);
       exec->BindOutput(1, a.save_mean);
       exec->BindOutput(2, a.save_invstd);
-    } else if (empty) {
-      exec->BindInput(3, a.running_mean);
-      exec->BindInput(4, a.running_var);
-      exec->BindOutput(1, a.save_mean, &p.fills[0].vector.data);
-      exec->BindOutput(2, a.save_invstd, &p.fills[1].vector.data);
     } else {
       exec->BindInput(3, a.running_mean, &p.running_mean.data);
       exec->BindInput(4, a.running_var, &p.running_var.data);
@@ -130,7 +127,8 @@ aclnnStatus GetWorkspaceSize(const Arguments& a, uint64_t* workspace_size, aclOp
   // 8. Empty input: training writes saveMean 0 and saveInvstd NaN (upstream); inference nothing.
   if (empty) {
     const BatchNormPlan plan = a.training ? MakeFillPlan(Operation::kForwardTraining,
-                                                         {{a.save_mean, 0.0}, {a.save_invstd, NAN}})
+                                                         {{&BatchNormPlan::mean_out, a.save_mean, 0.0},
+                                                          {&BatchNormPlan::invstd_out, a.save_invstd, NAN}})
                                           : MakeFillPlan(Operation::kAffine, {});
     return PublishPlan(kRunApi, plan, bind, workspace_size, executor);
   }

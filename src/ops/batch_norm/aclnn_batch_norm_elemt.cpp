@@ -32,8 +32,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* input, const aclTensor* weight, co
   OA_RETURN_IF_ERROR(CheckSameDtype(kApi, "output", output, "input", input));
 
   // 4. Formats.
-  OA_RETURN_IF_ERROR(CheckSameFormat(kApi, "output", output, "input", input));
-  OA_RETURN_IF_ERROR(CheckNotPrivate(kApi, "input", input));
+  OA_RETURN_IF_ERROR(CheckFormatLabels(kApi, {{"input", input}, {"output", output}},
+                                       {{"weight", weight}, {"bias", bias}, {"mean", mean}, {"invstd", invstd}}));
 
   // 5. Shapes.
   OA_RETURN_IF_ERROR(CheckRank(kApi, "input", input));

@@ -47,10 +47,10 @@ aclnnStatus GetWorkspaceSize(const Arguments& a, uint64_t* workspace_size, aclOp
            Describe(*a.counter).c_str());
   OA_RETURN_IF_ERROR(CheckFloatDtype(kApi, "gradInput", a.grad_input));
 
-  // 4. Formats of the big tensors.
-  for (const Named& n : {Named{"gradOut", a.grad_out}, Named{"input", a.input}, Named{"gradInput", a.grad_input}}) {
-    OA_RETURN_IF_ERROR(CheckNotPrivate(kApi, n.name, n.tensor));
-  }
+  // 4. Format labels (the family's rule).
+  OA_RETURN_IF_ERROR(CheckFormatLabels(kApi, {{"input", a.input}, {"gradOut", a.grad_out}, {"gradInput", a.grad_input}},
+                                       {{"mean", a.mean}, {"invstd", a.invstd}, {"weight", a.weight},
+                                        {"sumDy", a.sum_dy}, {"sumDyXmu", a.sum_dy_xmu}, {"counter", a.counter}}));
 
   // 5. Shapes.
   OA_RETURN_IF_ERROR(CheckRank(kApi, "input", a.input));

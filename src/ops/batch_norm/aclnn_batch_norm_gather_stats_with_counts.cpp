@@ -5,16 +5,13 @@
 #include <memory>
 #include <string>
 
-#include "core/check.h"
-#include "core/executor.h"
+#include "ops/batch_norm/batch_norm_api.h"
 #include "ops/batch_norm/batch_norm_gather_kernels.h"
 
 namespace oa {
 namespace bn {
 namespace {
 
-constexpr int kMinRank = 2;
-constexpr int kMaxRank = 8;
 constexpr const char* kRunApi = "aclnnBatchNormGatherStatsWithCounts";
 
 struct Arguments {
@@ -28,11 +25,6 @@ struct Arguments {
   const aclTensor* counts;
   const aclTensor* mean_all;
   const aclTensor* invstd_all;
-};
-
-struct Named {
-  const char* name;
-  const aclTensor* tensor;
 };
 
 struct GatherStatsExecutor : aclOpExecutor {
@@ -104,17 +96,6 @@ void BindTensors(const Arguments& a, GatherStatsExecutor* exec) {
   exec->BindOutput(1, a.invstd_all, &p.invstd_all.data);
 }
 
-#define OA_RETURN_IF_ERROR(expr)                  \
-  do {                                            \
-    const aclnnStatus status_ = (expr);           \
-    if (status_ != ACLNN_SUCCESS) return status_; \
-  } while (0)
-
-aclnnStatus CheckFloatDtype(const char* api, const Named& n) {
-  OA_CHECK(IsFloatingPoint16or32(n.tensor->dtype), ACLNN_ERR_PARAM_INVALID,
-           "%s: %s must be float32, float16 or bfloat16, got %s", api, n.name, Describe(*n.tensor).c_str());
-  return ACLNN_SUCCESS;
-}
 
 aclnnStatus CheckChannelShape(const char* api, const Named& n, int64_t channels) {
   OA_CHECK(n.tensor->Rank() == 1 && n.tensor->view_dims[0] == channels, ACLNN_ERR_PARAM_INVALID,
@@ -139,16 +120,14 @@ aclnnStatus GetWorkspaceSize(const char* api, const Arguments& a, uint64_t* work
                          {"runningMean", a.running_mean}, {"runningVar", a.running_var},
                          {"counts", a.counts},     {"meanAll", a.mean_all}, {"invstdAll", a.invstd_all}};
   for (const Named& n : typed) {
-    if (n.tensor != nullptr) OA_RETURN_IF_ERROR(CheckFloatDtype(api, n));
+    if (n.tensor != nullptr) OA_RETURN_IF_ERROR(CheckFloatDtype(api, n.name, n.tensor));
   }
 
-  // 4. Private formats on the inputs.
-  const Named labelled[] = {{"input", a.input}, {"mean", a.mean}, {"invstd", a.invstd}, {"counts", a.counts}};
-  for (const Named& n : labelled) {
-    OA_CHECK(!IsPrivateFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,
-             "%s: %s has the private format %s; only non-private formats are supported", api, n.name,
-             FormatName(n.tensor->format));
-  }
+  // 4. Format labels (the family's rule).
+  OA_RETURN_IF_ERROR(CheckFormatLabels(api, {{"input", a.input}},
+                                       {{"mean", a.mean}, {"invstd", a.invstd}, {"counts", a.counts},
+                                        {"runningMean", a.running_mean}, {"runningVar", a.running_var},
+                                        {"meanAll", a.mean_all}, {"invstdAll", a.invstd_all}}));
 
   // 5. Shapes. counts' rank is checked before its length is read.
   OA_CHECK(a.input->Rank() <= kMaxRank, ACLNN_ERR_PARAM_INVALID, "%s: input must have at most 8 dims, got %s", api,

@@ -13,6 +13,10 @@ namespace {
 constexpr const char* kApi = "aclnnBatchNormReduceBackwardGetWorkspaceSize";
 constexpr const char* kRunApi = "aclnnBatchNormReduceBackward";
 
+// The plan's vector of each output, in signature order (sumDy, sumDyXmu, gradWeight, gradBias).
+constexpr ChannelVector BatchNormPlan::*kOutputVectors[4] = {&BatchNormPlan::sum_dy_out, &BatchNormPlan::sum_dyxmu_out,
+                                                            &BatchNormPlan::grad_weight, &BatchNormPlan::grad_bias};
+
 struct Arguments {
   const aclTensor* grad_out;
   const aclTensor* input;
@@ -54,11 +58,8 @@ aclnnStatus GetWorkspaceSize(const Arguments& a, uint64_t* workspace_size, aclOp
   if (a.weight != nullptr) OA_RETURN_IF_ERROR(CheckFloatDtype(kApi, "weight", a.weight));
 
   // 4. Formats.
-  OA_RETURN_IF_ERROR(CheckSameFormat(kApi, "gradOut", a.grad_out, "input", a.input));
-  for (const Named& n : inputs) OA_RETURN_IF_ERROR(CheckNotPrivate(kApi, n.name, n.tensor));
-  for (const Named& n : outputs) {
-    if (n.tensor != nullptr) OA_RETURN_IF_ERROR(CheckNotPrivate(kApi, n.name, n.tensor));
-  }
+  OA_RETURN_IF_ERROR(CheckFormatLabels(kApi, {{"input", a.input}, {"gradOut", a.grad_out}},
+                                       {inputs[2], inputs[3], outputs[0], outputs[1], outputs[2], outputs[3]}));
 
   // 5. Shapes (gradOut vs input, mean, invstd and weight are checked here, not upstream).
   OA_RETURN_IF_ERROR(CheckRank(kApi, "gradOut", a.grad_out));
@@ -89,32 +90,21 @@ aclnnStatus GetWorkspaceSize(const Arguments& a, uint64_t* workspace_size, aclOp
     BatchNormPlan& p = exec->plan;
     exec->DeclareTensors({"gradOut", "input", "mean", "invstd", "weight"},
                          {"sumDy", "sumDyXmu", "gradWeight", "gradBias"});
-    if (p.empty) {
-      exec->BindInput(0, a.grad_out);
-      exec->BindInput(1, a.input);
-      exec->BindInput(2, a.mean);
-      exec->BindInput(3, a.invstd);
-      int fill = 0;  // the fills are the requested outputs, in order
-      for (int i = 0; i < 4; ++i) {
-        if (outputs[i].tensor != nullptr) exec->BindOutput(i, outputs[i].tensor, &p.fills[fill++].vector.data);
-      }
-    } else {
-      exec->BindInput(0, a.grad_out, &p.big[kDy]);
-      exec->BindInput(1, a.input, &p.big[kX]);
-      exec->BindInput(2, a.mean, &p.mean.data);
-      exec->BindInput(3, a.invstd, &p.spread.data);
-      exec->BindOutput(0, outputs[0].tensor, &p.sum_dy_out.data);
-      exec->BindOutput(1, outputs[1].tensor, &p.sum_dyxmu_out.data);
-      exec->BindOutput(2, outputs[2].tensor, &p.grad_weight.data);
-      exec->BindOutput(3, outputs[3].tensor, &p.grad_bias.data);
-    }
+    // An empty problem's plan leaves the inputs' fields null (so they are not wired) and
+    // fills the outputs through these same fields.
+    exec->BindInput(0, a.grad_out, &p.big[kDy]);
+    exec->BindInput(1, a.input, &p.big[kX]);
+    exec->BindInput(2, a.mean, &p.mean.data);
+    exec->BindInput(3, a.invstd, &p.spread.data);
+    for (int i = 0; i < 4; ++i) exec->BindOutput(i, outputs[i].tensor, &(p.*kOutputVectors[i]).data);
     exec->BindInput(4, a.weight);  // accepted, never read
   };
   // 7. Empty problem: sums over an empty set, zeros.
   if (empty) {
-    const BatchNormPlan plan = MakeFillPlan(Operation::kReduceBackward,
-                                            {{outputs[0].tensor, 0.0}, {outputs[1].tensor, 0.0},
-                                             {outputs[2].tensor, 0.0}, {outputs[3].tensor, 0.0}});
+    const BatchNormPlan plan = MakeFillPlan(Operation::kReduceBackward, {{kOutputVectors[0], outputs[0].tensor, 0.0},
+                                                                         {kOutputVectors[1], outputs[1].tensor, 0.0},
+                                                                         {kOutputVectors[2], outputs[2].tensor, 0.0},
+                                                                         {kOutputVectors[3], outputs[3].tensor, 0.0}});
     return PublishPlan(kRunApi, plan, bind, workspace_size, executor);
   }
   PlanInputs in;

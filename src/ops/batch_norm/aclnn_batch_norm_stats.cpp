@@ -28,7 +28,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* input, double eps, aclTensor* mean
   }
 
   // 4. Formats.
-  for (const Named& n : tensors) OA_RETURN_IF_ERROR(CheckNotPrivate(kApi, n.name, n.tensor));
+  OA_RETURN_IF_ERROR(CheckFormatLabels(kApi, {{"input", input}}, {{"mean", mean}, {"invstd", invstd}}));
 
   // 5. Shapes, in upstream's order.
   OA_RETURN_IF_ERROR(CheckRank(kApi, "input", input));
@@ -53,13 +53,14 @@ aclnnStatus GetWorkspaceSize(const aclTensor* input, double eps, aclTensor* mean
   const auto bind = [&](BatchNormExecutor* exec) {
     BatchNormPlan& p = exec->plan;
     exec->DeclareTensors({"input"}, {"mean", "invstd"});
-    exec->BindInput(0, input, p.empty ? nullptr : &p.big[kX]);
-    exec->BindOutput(0, mean, p.empty ? &p.fills[0].vector.data : &p.mean_out.data);
-    exec->BindOutput(1, invstd, p.empty ? &p.fills[1].vector.data : &p.invstd_out.data);
+    exec->BindInput(0, input, &p.big[kX]);
+    exec->BindOutput(0, mean, &p.mean_out.data);
+    exec->BindOutput(1, invstd, &p.invstd_out.data);
   };
   // 7. Empty batch: mean 0, invstd NaN (upstream).
   if (input->IsEmpty()) {
-    return PublishPlan(kRunApi, MakeFillPlan(Operation::kStats, {{mean, 0.0}, {invstd, NAN}}), bind, workspace_size,
+    return PublishPlan(kRunApi, MakeFillPlan(Operation::kStats, {{&BatchNormPlan::mean_out, mean, 0.0},
+                                                                   {&BatchNormPlan::invstd_out, invstd, NAN}}), bind, workspace_size,
                        executor);
   }
   PlanInputs in;

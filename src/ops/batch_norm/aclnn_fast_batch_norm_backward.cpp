@@ -78,8 +78,10 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
                       IsFloatingPoint16or32(t->dtype);
       return ok ? t : nullptr;
     };
-    return Publish(run_api, a, MakeFillPlan(Operation::kBackward, {{zeroable(a.grad_weight, want[1]), 0.0}, {zeroable(a.grad_bias, want[2]), 0.0}}),
-                   workspace_size, executor);
+    const BatchNormPlan plan =
+        MakeFillPlan(Operation::kBackward, {{&BatchNormPlan::grad_weight, zeroable(a.grad_weight, want[1]), 0.0},
+                                            {&BatchNormPlan::grad_bias, zeroable(a.grad_bias, want[2]), 0.0}});
+    return Publish(run_api, a, plan, workspace_size, executor);
   }
 
   // 4. outputMask and the outputs it requests; then every tensor that will be touched has data.
@@ -130,20 +132,10 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
   if (grad_weight != nullptr) OA_RETURN_IF_ERROR(CheckFloatDtype(api, "gradWeight", grad_weight));
   if (grad_bias != nullptr) OA_RETURN_IF_ERROR(CheckFloatDtype(api, "gradBias", grad_bias));
 
-  // 6. Format labels.
-  const Named labelled[] = {{"gradOut", a.grad_out}, {"input", a.input}, {"gradInput", grad_input}};
-  for (const Named& n : labelled) {
-    if (n.tensor == nullptr) continue;
-    OA_CHECK(IsBatchNormFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,
-             "%s: %s has the %sformat %s; only NC, NCL, NCHW, NCDHW, ND, NHWC and NDHWC are supported", api, n.name,
-             IsPrivateFormat(n.tensor->format) ? "private " : "", FormatName(n.tensor->format));
-  }
-  for (const Named& n : labelled) {
-    if (n.tensor == nullptr) continue;
-    OA_CHECK(n.tensor->format == a.input->format, ACLNN_ERR_PARAM_INVALID,
-             "%s: %s has format %s but input has %s; the formats must match", api, n.name,
-             FormatName(n.tensor->format), FormatName(a.input->format));
-  }
+  // 6. Format labels (the family's rule).
+  OA_RETURN_IF_ERROR(CheckFormatLabels(api, {{"input", a.input}, {"gradOut", a.grad_out}, {"gradInput", grad_input}},
+                                       {{"weight", a.weight}, {mean_name, mean}, {spread_name, spread},
+                                        {"gradWeight", grad_weight}, {"gradBias", grad_bias}}));
 
   // 7. Rank and shapes.
   OA_CHECK(a.input->Rank() >= kMinRank && a.input->Rank() <= kMaxRank, ACLNN_ERR_PARAM_INVALID,

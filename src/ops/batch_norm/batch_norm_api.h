@@ -2,6 +2,7 @@
 // argument checks every batch-norm entry point makes (each with its specific message).
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -55,23 +56,6 @@ aclnnStatus PublishPlan(const char* run_api, const BatchNormPlan& plan, BindFn b
   return PublishExecutor(std::move(exec), workspace_size, executor);
 }
 
-// The labels the batch-norm specs list for the big tensors (NHWC and NDHWC still mean
-// "channel is dim 1 of the view").
-inline bool IsBatchNormFormat(aclFormat format) {
-  switch (format) {
-    case ACL_FORMAT_NC:
-    case ACL_FORMAT_NCL:
-    case ACL_FORMAT_NCHW:
-    case ACL_FORMAT_NCDHW:
-    case ACL_FORMAT_ND:
-    case ACL_FORMAT_NHWC:
-    case ACL_FORMAT_NDHWC:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // One argument with its parameter name, for the checks that loop over several.
 struct Named {
   const char* name;
@@ -105,7 +89,7 @@ inline aclnnStatus CheckSameDtype(const char* api, const char* name, const aclTe
 
 inline aclnnStatus CheckNotPrivate(const char* api, const char* name, const aclTensor* t) {
   OA_CHECK(!IsPrivateFormat(t->format), ACLNN_ERR_PARAM_INVALID,
-           "%s: %s has the private format %s; batch-norm operators take only plain (non-private) formats", api,
+           "%s: %s has the private format %s; batch-norm operators take any non-private format label", api,
            name, FormatName(t->format));
   return ACLNN_SUCCESS;
 }
@@ -114,6 +98,30 @@ inline aclnnStatus CheckSameFormat(const char* api, const char* name, const aclT
                                    const aclTensor* ref) {
   OA_CHECK(t->format == ref->format, ACLNN_ERR_PARAM_INVALID, "%s: %s has format %s but %s has %s; the formats must match",
            api, name, FormatName(t->format), ref_name, FormatName(ref->format));
+  return ACLNN_SUCCESS;
+}
+
+// The family's one format rule (docs/batch_norm_family.md, "Format labels"), for all its
+// entry points: every tensor a call reads or writes carries a non-private label, and the
+// activation tensors (input, output, gradOut, gradInput: the channel is dim 1 of the view)
+// carry the same one. The label never moves the channel axis. Null entries (absent, or
+// not requested) are skipped. aclnnBatchNorm adds upstream's 5-D rule.
+inline aclnnStatus CheckFormatLabels(const char* api, std::initializer_list<Named> activations,
+                                     std::initializer_list<Named> others = {}) {
+  for (const auto* list : {&activations, &others}) {
+    for (const Named& n : *list) {
+      if (n.tensor != nullptr) OA_RETURN_IF_ERROR(CheckNotPrivate(api, n.name, n.tensor));
+    }
+  }
+  const Named* first = nullptr;
+  for (const Named& n : activations) {
+    if (n.tensor == nullptr) continue;
+    if (first == nullptr) {
+      first = &n;
+      continue;
+    }
+    OA_RETURN_IF_ERROR(CheckSameFormat(api, n.name, n.tensor, first->name, first->tensor));
+  }
   return ACLNN_SUCCESS;
 }
 

@@ -5,7 +5,10 @@
 //
 // Determinism: a plan cuts the work into blocks that depend on the shape only; each block's
 // partial sums go to the workspace and are combined in block order, so the bits do not
-// depend on which thread ran which block or how many threads there were.
+// depend on which thread ran which block or how many threads there were. Nor on the SIMD
+// target: every float64 sum has the same fixed set of partial sums in the same order on
+// every target (SumSegment), and float64 a*b + c is never fused (MulAddF64), since the
+// portable targets have no fused multiply-add.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops/batch_norm/batch_norm_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -212,6 +215,13 @@ using D = hn::ScalableTag<double>;
 using DF = hn::Rebind<float, D>;  // as many float lanes as double lanes
 using VD = hn::Vec<D>;
 
+// a*b + c in float64 as two IEEE operations on every target. Highway's MulAdd fuses where
+// the target has FMA and not elsewhere, which would make the bits follow the target.
+template <class V>
+HWY_INLINE V MulAddF64(V a, V b, V c) {
+  return hn::Add(hn::Mul(a, b), c);
+}
+
 template <class T>
 HWY_INLINE VD LoadWide(D d, const T* HWY_RESTRICT p) {
   return hn::PromoteTo(d, LoadAsFloat(DF(), p));
@@ -352,11 +362,11 @@ template <int kPass, class T>
 HWY_INLINE void WideWrite(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, VD mean, VD scale,
                           VD slope, VD shift) {
   const D d;
-  if (kPass == bn::kAffineWrite) return StoreNarrow(hn::MulAdd(slope, hn::Sub(LoadWide(d, x), mean), shift), d, dx);
+  if (kPass == bn::kAffineWrite) return StoreNarrow(MulAddF64(slope, hn::Sub(LoadWide(d, x), mean), shift), d, dx);
   const VD g = LoadWide(d, dy);
   if (kPass == bn::kInferWrite) return StoreNarrow(hn::Mul(scale, g), d, dx);
   const VD centered = hn::Sub(LoadWide(d, x), mean);
-  StoreNarrow(hn::MulAdd(scale, g, hn::MulAdd(slope, centered, shift)), d, dx);
+  StoreNarrow(MulAddF64(scale, g, MulAddF64(slope, centered, shift)), d, dx);
 }
 
 // fp32 value and terms' magnitude of one full float vector of the write passes.
@@ -385,60 +395,129 @@ HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW 
 
 // ---------------------------------------------------------------- planar layout
 
-#if OA_SIZELESS_VECTORS
-// SVE vectors are sizeless types, which cannot be members: the vector sums are locals of
-// PlanarBlock, held here by reference.
-struct PlanarAccumulators {
-  VD& dy0;
-  VD& dyx0;
-  VD& dy1;
-  VD& dyx1;
-  double dy_tail = 0.0, dyx_tail = 0.0;
-};
-#else
-struct PlanarAccumulators {
-  VD dy0, dyx0, dy1, dyx1;
-  double dy_tail = 0.0, dyx_tail = 0.0;
-};
-#endif
+// ---------------------------------------------------------------- fixed-order sums
+// A planar reduction sums each contiguous run piece into kSumLanes float64 partial sums:
+// element i of the piece goes to partial i % kSumLanes, in order, and the last, partial
+// group of a piece adds +0.0 to the partials past its end. A target with L lanes holds the
+// partials in kSumLanes / L vectors (L is a power of two up to kSumLanes on every target:
+// Highway caps SVE's at a power of two, CappedTag at kSumLanes), so every target makes
+// exactly the same additions, and SumPartials combines the partials in one fixed tree.
+constexpr size_t kSumLanes = 16;
+using DS = hn::CappedTag<double, kSumLanes>;
+using VS = hn::Vec<DS>;
 
-// One contiguous run piece of n elements.
+// The partial sums of one channel's piece of a pass, between run pieces (in memory: a
+// reduction task keeps one per channel of its block). `dy` holds sum(dy) or sum(x - mean),
+// `dyx` sum(dy * (x - mean)) or sum((x - mean)^2); the scalar sums take strided runs, which
+// are summed element by element in order.
+struct PartialSums {
+  HWY_ALIGN double dy[kSumLanes] = {};
+  HWY_ALIGN double dyx[kSumLanes] = {};
+  double dy_scalar = 0.0, dyx_scalar = 0.0;
+};
+
+// The one combine tree of the kSumLanes partials: halves added lane by lane, four times.
+HWY_INLINE double SumPartials(const double* partials) {
+  double level[kSumLanes];
+  std::copy(partials, partials + kSumLanes, level);
+  for (size_t width = kSumLanes / 2; width >= 1; width /= 2) {
+    for (size_t j = 0; j < width; ++j) level[j] = level[j] + level[j + width];
+  }
+  return level[0];
+}
+
+// One vector (partials [q*L, (q+1)*L)) of a group: the pass's contributions, lanes outside
+// `lanes` as +0.0 (kMasked: the group is the piece's last, partial one).
+template <int kPass, bool kMasked, class T>
+HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VS mean, hn::Mask<DS> lanes,
+                                 VS& sum_dy, VS& sum_dyx) {
+  const auto keep = [&](VS v) { return kMasked ? hn::IfThenElseZero(lanes, v) : v; };
+  const VS centered = hn::Sub(LoadWide(ds, x), mean);
+  if constexpr (kPass == bn::kSumX) {
+    sum_dy = hn::Add(sum_dy, keep(centered));
+  } else if constexpr (kPass == bn::kCentredSquares) {
+    sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(centered, centered)));
+  } else {
+    const VS g = LoadWide(ds, dy);
+    sum_dy = hn::Add(sum_dy, keep(g));
+    sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(g, centered)));
+  }
+}
+
+// The sums of one contiguous piece of n elements into `acc` (kPass: kReduce, kSumX or
+// kCentredSquares), with kChains vectors of kSumLanes / kChains lanes each.
+template <int kPass, size_t kChains, class T>
+HWY_INLINE void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                                 PartialSums& acc) {
+  const DS ds;
+  constexpr size_t kGroup = kSumLanes;
+  const size_t lanes = kGroup / kChains;
+  HWY_DASSERT(hn::Lanes(ds) == lanes);
+  OA_VEC_ARRAY(VS, sum_dy, kChains);
+  OA_VEC_ARRAY(VS, sum_dyx, kChains);
+  HWY_UNROLL(1)
+  for (size_t q = 0; q < kChains; ++q) {
+    OA_VEC_AT(sum_dy, q) = hn::Load(ds, acc.dy + q * lanes);
+    OA_VEC_AT(sum_dyx, q) = hn::Load(ds, acc.dyx + q * lanes);
+  }
+  const VS v_mean = hn::Set(ds, mean);
+  const auto all = hn::FirstN(ds, lanes);
+  int64_t i = 0;
+  for (; i + static_cast<int64_t>(kGroup) <= n; i += kGroup) {
+    HWY_UNROLL(1)
+    for (size_t q = 0; q < kChains; ++q) {
+      AddContributions<kPass, false>(ds, x + i + q * lanes, dy + i + q * lanes, v_mean, all, OA_VEC_AT(sum_dy, q),
+                                     OA_VEC_AT(sum_dyx, q));
+    }
+  }
+  if (i < n) {
+    // The last group from zero-padded copies; the lanes past n add +0.0.
+    const size_t left = static_cast<size_t>(n - i);
+    T x_group[kGroup] = {}, dy_group[kGroup] = {};
+    std::copy(x + i, x + n, x_group);
+    if (bn::ReadsDy(kPass)) std::copy(dy + i, dy + n, dy_group);
+    HWY_UNROLL(1)
+    for (size_t q = 0; q < kChains; ++q) {
+      const size_t valid = left > q * lanes ? std::min(lanes, left - q * lanes) : 0;
+      AddContributions<kPass, true>(ds, x_group + q * lanes, dy_group + q * lanes, v_mean, hn::FirstN(ds, valid),
+                                    OA_VEC_AT(sum_dy, q), OA_VEC_AT(sum_dyx, q));
+    }
+  }
+  HWY_UNROLL(1)
+  for (size_t q = 0; q < kChains; ++q) {
+    hn::Store(OA_VEC_AT(sum_dy, q), ds, acc.dy + q * lanes);
+    hn::Store(OA_VEC_AT(sum_dyx, q), ds, acc.dyx + q * lanes);
+  }
+}
+
 template <int kPass, class T>
-HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
-                                  double mean, double scale, double slope, double shift, PlanarAccumulators& acc,
-                                  bool stream) {
+HWY_INLINE void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                           PartialSums& acc) {
+#if HWY_HAVE_SCALABLE
+  // The lane count is known at run time only: one instantiation per possible count.
+  switch (hn::Lanes(DS())) {
+    case 1: return SumSegmentChains<kPass, 16>(x, dy, n, mean, acc);
+    case 2: return SumSegmentChains<kPass, 8>(x, dy, n, mean, acc);
+    case 4: return SumSegmentChains<kPass, 4>(x, dy, n, mean, acc);
+    case 8: return SumSegmentChains<kPass, 2>(x, dy, n, mean, acc);
+    default: return SumSegmentChains<kPass, 1>(x, dy, n, mean, acc);
+  }
+#else
+  SumSegmentChains<kPass, kSumLanes / hn::MaxLanes(DS())>(x, dy, n, mean, acc);
+#endif
+}
+
+// The elementwise pass of one contiguous run piece of n elements.
+template <int kPass, class T>
+HWY_INLINE void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+                             double mean, double scale, double slope, double shift, bool stream) {
+  static_assert(bn::WritesOutput(kPass) && kPass != bn::kInferWriteReduce, "elementwise passes only");
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
   const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
   int64_t i = 0;
-  if constexpr (kPass == bn::kSumX || kPass == bn::kCentredSquares) {  // statistics: x only
-    for (; i + 2 * lanes <= n; i += 2 * lanes) {
-      const VD c0 = hn::Sub(LoadWide(d, x + i), v_mean), c1 = hn::Sub(LoadWide(d, x + i + lanes), v_mean);
-      if (kPass == bn::kSumX) {
-        acc.dy0 = hn::Add(acc.dy0, c0);
-        acc.dy1 = hn::Add(acc.dy1, c1);
-      } else {
-        acc.dyx0 = hn::MulAdd(c0, c0, acc.dyx0);
-        acc.dyx1 = hn::MulAdd(c1, c1, acc.dyx1);
-      }
-    }
-    for (; i + lanes <= n; i += lanes) {
-      const VD c0 = hn::Sub(LoadWide(d, x + i), v_mean);
-      if (kPass == bn::kSumX) {
-        acc.dy0 = hn::Add(acc.dy0, c0);
-      } else {
-        acc.dyx0 = hn::MulAdd(c0, c0, acc.dyx0);
-      }
-    }
-    for (; i < n; ++i) bn::ScalarElement<kPass>(x + i, dy, dx, mean, scale, slope, shift, acc.dy_tail, acc.dyx_tail);
-    return;
-  }
-  if constexpr (sizeof(T) == 2 && kPass == bn::kInferWriteReduce) {  // the write in fp32, then the sums
-    PlanarSegmentUnit<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
-    return PlanarSegmentUnit<bn::kReduce>(x, dy, dx, n, mean, scale, slope, shift, acc, stream);
-  }
-  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite || kPass == bn::kAffineWrite)) {
+  if constexpr (sizeof(T) == 2) {
     if (bn::FitsFloat(scale) && bn::FitsFloat(slope) && bn::FitsFloat(shift)) {
       const DW dw;
       const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
@@ -456,54 +535,60 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
       }
     }
   }
-  if (kPass == bn::kReduce) {  // two accumulator chains hide the add latency
-    for (; i + 2 * lanes <= n; i += 2 * lanes) {
-      const VD g0 = LoadWide(d, dy + i), g1 = LoadWide(d, dy + i + lanes);
-      const VD c0 = hn::Sub(LoadWide(d, x + i), v_mean), c1 = hn::Sub(LoadWide(d, x + i + lanes), v_mean);
-      acc.dy0 = hn::Add(acc.dy0, g0);
-      acc.dy1 = hn::Add(acc.dy1, g1);
-      acc.dyx0 = hn::MulAdd(g0, c0, acc.dyx0);
-      acc.dyx1 = hn::MulAdd(g1, c1, acc.dyx1);
+  for (; i + lanes <= n; i += lanes) {
+    if (kPass == bn::kAffineWrite) {
+      StoreOut(MulAddF64(v_slope, hn::Sub(LoadWide(d, x + i), v_mean), v_shift), d, dx + i, stream);
+      continue;
     }
-  }
-  if (kPass == bn::kAffineWrite) {
-    for (; i + lanes <= n; i += lanes) {
-      StoreOut(hn::MulAdd(v_slope, hn::Sub(LoadWide(d, x + i), v_mean), v_shift), d, dx + i, stream);
-    }
-  }
-  for (; kPass != bn::kAffineWrite && i + lanes <= n; i += lanes) {
     const VD g = LoadWide(d, dy + i);
-    if (kPass == bn::kInferWrite || kPass == bn::kInferWriteReduce) StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
-    if (kPass == bn::kInferWrite) continue;
-    const VD centered = hn::Sub(LoadWide(d, x + i), v_mean);
-    if (kPass == bn::kTrainWrite) {
-      StoreOut(hn::MulAdd(v_scale, g, hn::MulAdd(v_slope, centered, v_shift)), d, dx + i, stream);
-    } else {
-      acc.dy0 = hn::Add(acc.dy0, g);
-      acc.dyx0 = hn::MulAdd(g, centered, acc.dyx0);
+    if (kPass == bn::kInferWrite) {
+      StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
+      continue;
     }
+    const VD centered = hn::Sub(LoadWide(d, x + i), v_mean);
+    StoreOut(MulAddF64(v_scale, g, MulAddF64(v_slope, centered, v_shift)), d, dx + i, stream);
   }
-  for (; i < n; ++i) {
-    T* out = bn::WritesOutput(kPass) ? dx + i : nullptr;
-    bn::ScalarElement<kPass>(x + i, dy + i, out, mean, scale, slope, shift, acc.dy_tail, acc.dyx_tail);
+  double unused_dy = 0.0, unused_dyx = 0.0;
+  for (; i < n; ++i) bn::ScalarElement<kPass>(x + i, dy + i, dx + i, mean, scale, slope, shift, unused_dy, unused_dyx);
+}
+
+// One contiguous run piece of n elements: its sums into acc, its elementwise pass, or both.
+template <int kPass, class T>
+HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+                                  double mean, double scale, double slope, double shift, PartialSums& acc,
+                                  bool stream) {
+  if constexpr (kPass == bn::kInferWriteReduce) {  // the write, then the sums (from cache)
+    WriteSegment<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, stream);
+    SumSegment<bn::kReduce>(x, dy, n, mean, acc);
+  } else if constexpr (bn::WritesOutput(kPass)) {
+    WriteSegment<kPass>(x, dy, dx, n, mean, scale, slope, shift, stream);
+  } else {
+    SumSegment<kPass>(x, dy, n, mean, acc);
   }
 }
 
+// A strided run piece, element by element, its sums in order into the scalar sums.
 template <int kPass, class T>
 HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, const int64_t* stride, double mean,
-                                     double scale, double slope, double shift, PlanarAccumulators& acc) {
+                                     double scale, double slope, double shift, PartialSums& acc) {
   for (int64_t i = 0; i < n; ++i) {
     T* out = nullptr;
     if (bn::WritesOutput(kPass)) out = dx + i * stride[kDx];
-    bn::ScalarElement<kPass>(x + i * stride[kX], dy + i * stride[kDy], out, mean, scale, slope, shift, acc.dy_tail,
-                              acc.dyx_tail);
+    bn::ScalarElement<kPass>(x + i * stride[kX], dy + i * stride[kDy], out, mean, scale, slope, shift, acc.dy_scalar,
+                              acc.dyx_scalar);
   }
+}
+
+// A pass's two sums from its partials (a block's, or a channel's within a reduction task).
+HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_dyx) {
+  *sum_dy = SumPartials(acc.dy) + acc.dy_scalar;
+  *sum_dyx = SumPartials(acc.dyx) + acc.dyx_scalar;
 }
 
 // One run piece of n elements, vectorised when the runs are contiguous.
 template <int kPass, class T>
 HWY_INLINE void PlanarSegment(const BatchNormPlan& plan, const T* x, const T* dy, T* dx, int64_t n, double mean,
-                              double scale, double slope, double shift, PlanarAccumulators& acc) {
+                              double scale, double slope, double shift, PartialSums& acc) {
   if (plan.unit_runs) {
     PlanarSegmentUnit<kPass>(x, dy, dx, n, mean, scale, slope, shift, acc, StreamableSegment(plan, dx));
   } else {
@@ -515,7 +600,6 @@ HWY_INLINE void PlanarSegment(const BatchNormPlan& plan, const T* x, const T* dy
 template <int kPass, class T>
 void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int64_t end, double mean, double scale,
                  double slope, double shift, double* sum_dy, double* sum_dyx) {
-  const D d;
   const int64_t run_length = plan.run_length;
   const T* x = reinterpret_cast<const T*>(plan.big[kX]) + channel * plan.channel_stride[kX];
   // Passes without dy walk x in its place (the planner gave dy x's strides): after an address
@@ -524,12 +608,7 @@ void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int6
   T* dx = nullptr;
   if (bn::WritesOutput(kPass)) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
 
-#if OA_SIZELESS_VECTORS
-  VD dy0 = hn::Zero(d), dyx0 = hn::Zero(d), dy1 = hn::Zero(d), dyx1 = hn::Zero(d);
-  PlanarAccumulators acc{dy0, dyx0, dy1, dyx1};
-#else
-  PlanarAccumulators acc{hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
-#endif
+  PartialSums acc;
   OuterCursor cursor(plan.outer, begin / run_length);
   int64_t within = begin % run_length;
   for (int64_t i = begin; i < end;) {
@@ -543,8 +622,7 @@ void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int6
     within = 0;
     cursor.Next(plan.outer);
   }
-  *sum_dy = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dy0, acc.dy1))) + acc.dy_tail;
-  *sum_dyx = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc.dyx0, acc.dyx1))) + acc.dyx_tail;
+  FinishSums(acc, sum_dy, sum_dyx);
 }
 
 // Block `block` of channel `channel`: elements [block*B, (block+1)*B) of the channel, in
@@ -578,7 +656,6 @@ void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t c
 template <int kPass, class T>
 void PlanarWriteTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
   static_assert(bn::WritesOutput(kPass) && kPass != bn::kInferWriteReduce, "elementwise passes only");
-  const D d;
   const int64_t run_group = task / plan.write_channel_groups, channel_group = task % plan.write_channel_groups;
   const int64_t run_begin = run_group * plan.write_runs_per_task;
   const int64_t run_end = std::min(plan.outer.Count(), run_begin + plan.write_runs_per_task);
@@ -588,12 +665,7 @@ void PlanarWriteTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64
   const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) : x;  // see PlanarRange
   const int64_t dy_channel_stride = plan.channel_stride[bn::ReadsDy(kPass) ? kDy : kX];
   T* dx = reinterpret_cast<T*>(plan.big[kDx]);
-#if OA_SIZELESS_VECTORS
-  VD dy0 = hn::Zero(d), dyx0 = hn::Zero(d), dy1 = hn::Zero(d), dyx1 = hn::Zero(d);
-  PlanarAccumulators unused{dy0, dyx0, dy1, dyx1};
-#else
-  PlanarAccumulators unused{hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
-#endif
+  PartialSums unused;
   OuterCursor cursor(plan.outer, run_begin);
   for (int64_t run = run_begin; run < run_end; ++run) {
     for (int64_t c = channel_begin; c < channel_end; ++c) {
@@ -613,8 +685,6 @@ void PlanarWriteTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64
 template <int kPass, class T>
 void PlanarReduceTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
   static_assert(kPass == bn::kReduce || kPass == bn::kInferWriteReduce, "reductions only");
-  const D d;
-  const size_t lanes = hn::Lanes(d);
   const int64_t group = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
   const int64_t channel_begin = group * plan.reduce_channels_per_task;
   const int64_t channels = std::min(plan.channels - channel_begin, plan.reduce_channels_per_task);
@@ -623,44 +693,26 @@ void PlanarReduceTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int6
   const T* x = reinterpret_cast<const T*>(plan.big[kX]);
   const T* dy = reinterpret_cast<const T*>(plan.big[kDy]);
   T* dx = bn::WritesOutput(kPass) ? reinterpret_cast<T*>(plan.big[kDx]) : nullptr;
-  // dy0, dyx0, dy1, dyx1 of each channel, then its two scalar tails.
-  HWY_ALIGN double vector_sums[bn::kMaxReduceChannels][4 * hn::MaxLanes(d)];
-  double tail_sums[bn::kMaxReduceChannels][2] = {};
-  for (int64_t k = 0; k < channels; ++k) {
-    for (size_t v = 0; v < 4; ++v) hn::Store(hn::Zero(d), d, vector_sums[k] + v * lanes);
-  }
+  PartialSums sums[bn::kMaxReduceChannels];
   OuterCursor cursor(plan.outer, begin / plan.run_length);
   int64_t within = begin % plan.run_length;
   for (int64_t i = begin; i < end;) {
     const int64_t n = std::min(plan.run_length - within, end - i);
     for (int64_t k = 0; k < channels; ++k) {
       const int64_t c = channel_begin + k;
-      double* sums = vector_sums[k];
-      VD dy0 = hn::Load(d, sums), dyx0 = hn::Load(d, sums + lanes);
-      VD dy1 = hn::Load(d, sums + 2 * lanes), dyx1 = hn::Load(d, sums + 3 * lanes);
-      PlanarAccumulators acc{dy0, dyx0, dy1, dyx1, tail_sums[k][0], tail_sums[k][1]};
       T* out = nullptr;
       if (bn::WritesOutput(kPass)) out = dx + c * plan.channel_stride[kDx] + cursor.offset[kDx] + within * plan.run_stride[kDx];
       PlanarSegment<kPass>(plan, x + c * plan.channel_stride[kX] + cursor.offset[kX] + within * plan.run_stride[kX],
                            dy + c * plan.channel_stride[kDy] + cursor.offset[kDy] + within * plan.run_stride[kDy], out,
-                           n, ws.mean[c], ws.scale[c], ws.slope[c], ws.shift[c], acc);
-      hn::Store(acc.dy0, d, sums);
-      hn::Store(acc.dyx0, d, sums + lanes);
-      hn::Store(acc.dy1, d, sums + 2 * lanes);
-      hn::Store(acc.dyx1, d, sums + 3 * lanes);
-      tail_sums[k][0] = acc.dy_tail;
-      tail_sums[k][1] = acc.dyx_tail;
+                           n, ws.mean[c], ws.scale[c], ws.slope[c], ws.shift[c], sums[k]);
     }
     i += n;
     within = 0;
     cursor.Next(plan.outer);
   }
   for (int64_t k = 0; k < channels; ++k) {  // as PlanarRange and PlanarBlock finish
-    const double* sums = vector_sums[k];
     double* partial = ws.partials + 2 * ((channel_begin + k) * plan.blocks_per_channel + block);
-    partial[0] = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Load(d, sums), hn::Load(d, sums + 2 * lanes)))) + tail_sums[k][0];
-    partial[1] = hn::GetLane(hn::SumOfLanes(d, hn::Add(hn::Load(d, sums + lanes), hn::Load(d, sums + 3 * lanes)))) +
-                 tail_sums[k][1];
+    FinishSums(sums[k], &partial[0], &partial[1]);
   }
 }
 
@@ -690,7 +742,7 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
         hn::StoreU(hn::Add(hn::LoadU(d, part_dy + i), value), d, part_dy + i);
       } else {
         const VD centered = hn::Sub(value, hn::LoadU(d, mean + i));
-        hn::StoreU(hn::MulAdd(centered, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
+        hn::StoreU(MulAddF64(centered, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
       }
     }
     for (; i < n; ++i) {
@@ -722,7 +774,7 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
   if (kPass == bn::kAffineWrite) {
     for (; i + lanes <= n; i += lanes) {
       const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
-      StoreOut(hn::MulAdd(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i)), d, dx + i, stream);
+      StoreOut(MulAddF64(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i)), d, dx + i, stream);
     }
   }
   for (; kPass != bn::kAffineWrite && i + lanes <= n; i += lanes) {
@@ -733,11 +785,11 @@ HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T*
     if (kPass == bn::kInferWrite) continue;
     const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
     if (kPass == bn::kTrainWrite) {
-      const VD inner = hn::MulAdd(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i));
-      StoreOut(hn::MulAdd(hn::LoadU(d, scale + i), g, inner), d, dx + i, stream);
+      const VD inner = MulAddF64(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i));
+      StoreOut(MulAddF64(hn::LoadU(d, scale + i), g, inner), d, dx + i, stream);
     } else {
       hn::StoreU(hn::Add(hn::LoadU(d, part_dy + i), g), d, part_dy + i);
-      hn::StoreU(hn::MulAdd(g, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
+      hn::StoreU(MulAddF64(g, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
     }
   }
   for (; i < n; ++i) {
@@ -800,9 +852,9 @@ void RowsBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row
 // registers (see BatchNormPlan::small_rows). The general path makes about forty passes over
 // per-channel float64 arrays at this size, each costing about as much as the data. Every
 // lane gets the operations the general path gives it, in the same order: RowSegment's
-// vector formulas (MulAdd) on full vectors, ScalarElement's on the tail lanes, and the
-// channel stage's (CombineMoments, StatisticsCoefficients, TrainingCoefficients and the
-// output writers, all IEEE operations without contraction) on both, so the bits are the same.
+// formulas (unfused, as ScalarElement's) and the channel stage's (CombineMoments,
+// StatisticsCoefficients, TrainingCoefficients and the output writers, all IEEE operations
+// without contraction), so the bits are the same.
 
 // The element offset of each row of each big tensor, and the per-channel vectors as fp32
 // pointers (null: absent or not requested). A local copy of what the kernels read of the
@@ -854,18 +906,8 @@ template <class DV>
 HWY_INLINE hn::Vec<DV> LoadRow(DV dv, const float* HWY_RESTRICT p) {
   return hn::PromoteTo(dv, hn::LoadU(hn::Rebind<float, DV>(), p));
 }
-// a*b + c as RowSegment computes it on full vectors (kFull) and ScalarElement on the tail.
-template <bool kFull, class V>
-HWY_INLINE V ElementMulAdd(V a, V b, V c) {
-  if constexpr (kFull) {
-    return hn::MulAdd(a, b, c);
-  } else {
-    return hn::Add(hn::Mul(a, b), c);
-  }
-}
-
 // aclnnBatchNorm training, channels [c, c + Lanes(dv)).
-template <bool kFull, class DV>
+template <class DV>
 HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
                                       const CountDivision& by_m, const CountDivision& by_m_minus_1) {
   using V = hn::Vec<DV>;
@@ -878,7 +920,7 @@ HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
   V part_m2 = hn::Zero(dv);
   for (int64_t r = 0; r < rows.count; ++r) {
     const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), block_mean);
-    part_m2 = ElementMulAdd<kFull>(centered, centered, part_m2);
+    part_m2 = MulAddF64(centered, centered, part_m2);
   }
   // CombineMoments: the one block merged into empty moments.
   const V m2 = hn::Add(hn::Zero(dv), part_m2);
@@ -890,7 +932,7 @@ HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
   // RowSegment<kAffineWrite>.
   for (int64_t r = 0; r < rows.count; ++r) {
     const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
-    hn::StoreU(DemoteToFloat(dv, ElementMulAdd<kFull>(slope, centered, shift)), hn::Rebind<float, DV>(),
+    hn::StoreU(DemoteToFloat(dv, MulAddF64(slope, centered, shift)), hn::Rebind<float, DV>(),
                y + rows.offset[kDx][r]);
   }
   // WriteStatisticsArrays.
@@ -910,7 +952,7 @@ HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
 }
 
 // aclnn(Fast)BatchNormBackward training, channels [c, c + Lanes(dv)).
-template <bool kFull, class DV>
+template <class DV>
 HWY_INLINE void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
                                        double inv_m) {
   using V = hn::Vec<DV>;
@@ -927,7 +969,7 @@ HWY_INLINE void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
     const V g = LoadRow(dv, dy + rows.offset[kDy][r]);
     const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
     part_dy = hn::Add(part_dy, g);
-    part_dyx = ElementMulAdd<kFull>(g, centered, part_dyx);
+    part_dyx = MulAddF64(g, centered, part_dyx);
   }
   const V sum_dy = hn::Add(hn::Zero(dv), part_dy);
   const V sum_dyx = hn::Add(hn::Zero(dv), part_dyx);
@@ -939,7 +981,7 @@ HWY_INLINE void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
   for (int64_t r = 0; r < rows.count; ++r) {
     const V g = LoadRow(dv, dy + rows.offset[kDy][r]);
     const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
-    const V value = ElementMulAdd<kFull>(scale, g, ElementMulAdd<kFull>(slope, centered, shift));
+    const V value = MulAddF64(scale, g, MulAddF64(slope, centered, shift));
     hn::StoreU(DemoteToFloat(dv, value), hn::Rebind<float, DV>(), dx + rows.offset[kDx][r]);
   }
   // WriteChannelOutputs.
@@ -1018,13 +1060,13 @@ void RunSmallRows(const BatchNormPlan& plan) {
   if (plan.operation == bn::Operation::kForwardTraining) {
     const double m = static_cast<double>(plan.reduce_size);
     const CountDivision by_m = MakeCountDivision(m), by_m_minus_1 = MakeCountDivision(m - 1.0);
-    for (; c + lanes <= plan.channels; c += lanes) SmallRowsForwardLanes<true>(d, rows, c, by_m, by_m_minus_1);
-    for (; c < plan.channels; ++c) SmallRowsForwardLanes<false>(d1, rows, c, by_m, by_m_minus_1);
+    for (; c + lanes <= plan.channels; c += lanes) SmallRowsForwardLanes(d, rows, c, by_m, by_m_minus_1);
+    for (; c < plan.channels; ++c) SmallRowsForwardLanes(d1, rows, c, by_m, by_m_minus_1);
     return;
   }
   const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);
-  for (; c + lanes <= plan.channels; c += lanes) SmallRowsBackwardLanes<true>(d, rows, c, inv_m);
-  for (; c < plan.channels; ++c) SmallRowsBackwardLanes<false>(d1, rows, c, inv_m);
+  for (; c + lanes <= plan.channels; c += lanes) SmallRowsBackwardLanes(d, rows, c, inv_m);
+  for (; c < plan.channels; ++c) SmallRowsBackwardLanes(d1, rows, c, inv_m);
 }
 
 // ---------------------------------------------------------------- dispatch by dtype and pass
@@ -1504,7 +1546,8 @@ void WriteChannelOutputs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
 void WriteFills(const BatchNormPlan& plan) {
   for (int i = 0; i < plan.num_fills; ++i) {
     const ChannelFill& fill = plan.fills[i];
-    for (int64_t c = 0; c < fill.vector.length; ++c) WriteChannel(fill.vector, c, fill.value);
+    const ChannelVector& vector = plan.*fill.target;
+    for (int64_t c = 0; c < vector.length; ++c) WriteChannel(vector, c, fill.value);
   }
 }
 

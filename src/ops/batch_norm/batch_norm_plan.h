@@ -60,9 +60,13 @@ struct CounterView {
   int64_t stride[kMaxOuterDims] = {};  // elements
 };
 
-// A per-channel output filled with one value (empty problems).
+struct BatchNormPlan;
+
+// A per-channel output filled with one value (empty problems). It names the plan's own
+// vector for that output, so the address a run writes through is the one the executor's
+// slot binds (and rebinding moves), never a second copy of it.
 struct ChannelFill {
-  ChannelVector vector;
+  ChannelVector BatchNormPlan::*target = nullptr;
   double value = 0.0;
 };
 
@@ -80,7 +84,7 @@ enum class Layout {
 struct BatchNormPlan {
   // ---- the problem ----
   Operation operation = Operation::kBackward;
-  bool empty = false;  // nothing to read: only write the fills
+  bool empty = false;  // nothing to read: only write the fills (each names one of the vectors below)
   ChannelFill fills[4];
   int num_fills = 0;
   // The statistics: true when `spread` is an invstd (training backward, the SyncBN operators),

@@ -71,11 +71,11 @@ BatchNormPlan MakeFillPlan(Operation operation, std::initializer_list<Fill> fill
   plan.empty = true;
   for (const Fill& fill : fills) {
     if (fill.tensor == nullptr) continue;
-    ChannelFill& slot = plan.fills[plan.num_fills++];
-    slot.vector = MakeChannelVector(fill.tensor);
-    slot.value = fill.value;
+    ChannelVector& vector = plan.*fill.target;
+    vector = MakeChannelVector(fill.tensor);
     // A stride-0 view is one element however long it claims to be: write it once.
-    if (slot.vector.stride_bytes == 0) slot.vector.length = std::min<int64_t>(slot.vector.length, 1);
+    if (vector.stride_bytes == 0) vector.length = std::min<int64_t>(vector.length, 1);
+    plan.fills[plan.num_fills++] = {fill.target, fill.value};
   }
   return plan;
 }

@@ -40,8 +40,10 @@ struct PlanInputs {
 
 BatchNormPlan MakePlan(const PlanInputs& in, int num_threads);
 
-// An empty problem: each given per-channel tensor (null entries are skipped) filled with its value.
+// An empty problem: each given per-channel tensor (null entries are skipped) filled with its
+// value, through the plan's vector `target` (the field the operator binds that output to).
 struct Fill {
+  ChannelVector BatchNormPlan::*target;
   const aclTensor* tensor;
   double value;
 };
