@@ -309,8 +309,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeBatchNorm(
               "native_batch_norm: inference (training=False) needs running_mean and running_var");
   at::ScalarType channel_dtype;
   // Training needs more than one value per channel (the unbiased running variance
-  // divides by count - 1): PyTorch's kernel decides what that gives.
-  if (Acceleratable(input) && input.dim() >= 2 && input.dim() <= 8 &&
+  // divides by count - 1): PyTorch's kernel decides what that gives. Training with eps == 0
+  // too: PyTorch defines invstd = 0 where the batch variance is 0 (a constant channel),
+  // CANN's formula 1/sqrt(var + eps) gives inf there, so such calls get PyTorch's kernel.
+  if (Acceleratable(input) && input.dim() >= 2 && input.dim() <= 8 && !(training && eps == 0.0) &&
       ChannelDtype(input, {&weight, &bias, &running_mean, &running_var}, &channel_dtype) &&
       (training ? input.numel() == 0 || input.numel() / input.size(1) > 1
                 : Defined(running_mean) && Defined(running_var))) {
@@ -353,8 +355,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeBatchNormBackward(
   at::ScalarType channel_dtype;
   const bool statistics_given = train ? Acceleratable(save_mean) && Acceleratable(save_invstd)
                                       : Acceleratable(running_mean) && Acceleratable(running_var);
+  // Training with eps == 0: PyTorch's kernel, as for the forward (NativeBatchNorm), so an
+  // eps = 0 step is stock's throughout.
   if (Acceleratable(input) && Acceleratable(grad_out) && input.dim() >= 2 && input.dim() <= 8 &&
-      grad_out.scalar_type() == input.scalar_type() && grad_out.sizes() == input.sizes() && statistics_given &&
+      !(train && eps == 0.0) && grad_out.scalar_type() == input.scalar_type() && grad_out.sizes() == input.sizes() && statistics_given &&
       ChannelDtype(input,
                    train ? std::initializer_list<const c10::optional<at::Tensor>*>{&weight, &save_mean, &save_invstd}
                          : std::initializer_list<const c10::optional<at::Tensor>*>{&weight, &running_mean,

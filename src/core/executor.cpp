@@ -2,12 +2,14 @@
 
 #include <chrono>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 
 #include "core/dtype.h"
 #include "core/simd.h"
 #include "core/verbose.h"
 #include "runtime/error.h"
+#include "runtime/fork.h"
 #include "runtime/runtime.h"
 
 namespace oa {
@@ -184,6 +186,16 @@ aclnnStatus QueueExecutor(const char* api, void* workspace, uint64_t workspace_s
 }
 
 }  // namespace
+
+void LockExecutorsForFork() { g_executors_mutex.lock(); }
+void UnlockExecutorsAfterFork(bool in_child) {
+  if (in_child) {
+    // A run that another thread had in progress holds its executor's run lock for ever in
+    // the child: a fresh lock, so the executor can run again there.
+    for (auto& entry : Executors()) new (&entry.second->run_mutex) std::mutex;
+  }
+  g_executors_mutex.unlock();
+}
 
 char* ElementAddress(const aclTensor& tensor) {
   if (tensor.data == nullptr) return nullptr;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+
+#include "runtime/fork.h"
 #include <unordered_set>
 #include <new>
 
@@ -55,6 +57,9 @@ bool CheckedMul(int64_t a, int64_t b, int64_t* out) { return !__builtin_mul_over
 bool CheckedAdd(int64_t a, int64_t b, int64_t* out) { return !__builtin_add_overflow(a, b, out); }
 
 }  // namespace
+
+void LockHandlesForFork() { g_handles_mutex.lock(); }
+void UnlockHandlesAfterFork() { g_handles_mutex.unlock(); }
 
 std::string DimsToString(const std::vector<int64_t>& dims) {
   std::string text = "[";

@@ -1,5 +1,7 @@
 #include "core/thread_pool.h"
 
+#include "runtime/fork.h"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -111,9 +113,17 @@ class Pool {
   int helpers_running_ = 0;
 };
 
+// Never destroyed: detached workers may outlive main. Replaced in a forked child, whose
+// copy names workers that do not exist there (and may hold locks they held).
+std::atomic<Pool*> g_pool{nullptr};
+
 Pool& ThePool() {
-  static Pool* pool = new Pool;  // never destroyed: detached workers may outlive main
-  return *pool;
+  Pool* pool = g_pool.load(std::memory_order_acquire);
+  if (pool != nullptr) return *pool;
+  static std::mutex creation;
+  std::lock_guard<std::mutex> lock(creation);
+  if (g_pool.load(std::memory_order_relaxed) == nullptr) g_pool.store(new Pool, std::memory_order_release);
+  return *g_pool.load(std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -146,6 +156,12 @@ int NumThreads() {
 }
 
 void SetNumThreads(int n) { g_thread_override.store(n > 0 ? n : 0, std::memory_order_relaxed); }
+
+void ResetThreadPoolInChild() {
+  // The parent's pool leaks in the child: its workers, mutexes and condition variables
+  // belong to threads that are not there. The next parallel region starts new workers.
+  if (g_pool.load(std::memory_order_relaxed) != nullptr) g_pool.store(new Pool, std::memory_order_release);
+}
 
 void ParallelForRaw(int64_t num_tasks, int max_threads, TaskFunction fn, void* context) {
   if (num_tasks <= 0) return;

@@ -3,13 +3,20 @@
 // marker. Waits capture the marker current at the call, as CANN documents ("the tasks the
 // event captured"), so re-recording never changes what an earlier wait waits for, and a
 // wait can only depend on work queued before it: no wait cycle can form.
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
-#include <condition_variable>
+#include <climits>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 
 #include "acl/acl_rt.h"
 #include "runtime/error.h"
+#include "runtime/fork.h"
 #include "runtime/handle_table.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_state.h"
@@ -19,29 +26,32 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The wait is a futex on `state_`, not a condition variable: a condition variable counts
+// its waiters, and a child process forked while another thread waited would wait for that
+// thread (which does not exist there) on its next notify. A futex wake waits for nobody.
 class Marker {
  public:
   // Runs on the recording stream's worker, in queue order.
   void Complete() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    reached_at_ = Clock::now();
-    done_ = true;
-    cv_.notify_all();
+    reached_at_ = Clock::now();  // published by the release store below
+    state_.store(kDone, std::memory_order_release);
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
   }
   void Wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, [&] { return done_; });
+    while (state_.load(std::memory_order_acquire) != kDone) {
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&state_), FUTEX_WAIT_PRIVATE, kPending, nullptr, nullptr, 0);
+    }
   }
   bool Done(Clock::time_point* reached_at = nullptr) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (done_ && reached_at != nullptr) *reached_at = reached_at_;
-    return done_;
+    const bool done = state_.load(std::memory_order_acquire) == kDone;
+    if (done && reached_at != nullptr) *reached_at = reached_at_;
+    return done;
   }
 
  private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
+  static constexpr uint32_t kPending = 0, kDone = 1;
+  std::atomic<uint32_t> state_{kPending};
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "the futex word is the atomic itself");
   Clock::time_point reached_at_;
 };
 
@@ -114,6 +124,9 @@ aclError ReachedAt(const char* name, aclrtEvent handle, Clock::time_point* at) {
 }
 
 }  // namespace
+
+void LockEventsForFork() { g_events_mutex.lock(); }
+void UnlockEventsAfterFork() { g_events_mutex.unlock(); }
 
 void DestroyAllEvents() {
   std::vector<std::shared_ptr<Event>> events;

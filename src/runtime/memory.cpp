@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#include "runtime/fork.h"
 #include <unordered_map>
 
 #include "acl/acl_rt.h"
@@ -78,6 +80,9 @@ aclError CheckKind(const char* api, aclrtMemcpyKind kind) {
 }
 
 }  // namespace
+
+void LockMemoryForFork() { g_memory_mutex.lock(); }
+void UnlockMemoryAfterFork() { g_memory_mutex.unlock(); }
 
 void ReleaseAllMemory() {
   std::lock_guard<std::mutex> lock(g_memory_mutex);

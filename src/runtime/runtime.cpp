@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "acl/acl_rt.h"
+#include "runtime/fork.h"
 #include "runtime/handle_table.h"
 #include "runtime/runtime_state.h"
 
@@ -79,6 +80,9 @@ void AddFinalizeHook(void (*hook)()) {
   FinalizeHooks().push_back(hook);
 }
 
+void LockContextsForFork() { g_contexts_mutex.lock(); }
+void UnlockContextsAfterFork() { g_contexts_mutex.unlock(); }
+
 bool RuntimeInitialized() { return g_initialized.load(std::memory_order_acquire); }
 
 bool DeterministicEnabled() {
@@ -100,6 +104,7 @@ extern "C" aclError aclInit(const char* configPath) {
     std::fclose(file);
   }
   std::lock_guard<std::mutex> lifecycle(oa::g_lifecycle_mutex);
+  oa::InstallForkHandlers();
   bool expected = false;
   if (!oa::g_initialized.compare_exchange_strong(expected, true)) {
     return Fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: the runtime is already initialized; call aclFinalize first");

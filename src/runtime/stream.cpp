@@ -8,11 +8,13 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
 #include "acl/acl_rt.h"
 #include "runtime/error.h"
+#include "runtime/fork.h"
 #include "runtime/handle_table.h"
 #include "runtime/runtime.h"
 #include "runtime/runtime_state.h"
@@ -23,21 +25,37 @@ namespace {
 // Tasks are numbered as they are queued (1, 2, ...); a synchronising caller takes the
 // number of the last task queued before its call as a ticket and waits for that one only,
 // so work other threads keep queueing cannot hold it up.
+//
+// fork(): the child inherits the stream but not its worker thread. The fork handlers
+// (runtime/fork.cpp) hold every stream's lock across fork(), so the child's copy is
+// consistent; in the child, ResetInChild forgets the worker and any task another thread
+// was running (it fails, reported by the next synchronisation), and the next call that
+// needs a worker starts one (StartWorkerLocked): queued work runs, nothing hangs.
 class Stream {
  public:
-  Stream() : worker_([this] { Drain(); }) {}
+  Stream() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    StartWorkerLocked();
+  }
   ~Stream() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
+    std::unique_lock<std::mutex> lock(mutex_);
+    stopping_ = true;
+    if (!queue_.empty()) {
+      try {
+        StartWorkerLocked();  // a child process's stream: its queue still drains
+      } catch (const std::exception&) {
+        DrainInCaller(lock);
+      }
     }
+    lock.unlock();
     work_cv_.notify_one();
-    worker_.join();
+    if (worker_running_) worker_.join();
   }
 
   void Push(StreamTask task) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      StartWorkerLocked();
       queue_.push_back(std::move(task));
       ++queued_;
     }
@@ -84,6 +102,13 @@ class Stream {
   bool Wait(uint64_t ticket, int32_t timeout_ms) {
     std::unique_lock<std::mutex> lock(mutex_);
     const auto reached = [&] { return completed_ >= ticket; };
+    if (!reached() && !queue_.empty()) {
+      try {
+        StartWorkerLocked();  // queued work inherited across fork() needs a worker
+      } catch (const std::exception&) {
+        DrainInCaller(lock);  // no thread to be had: run it here
+      }
+    }
     if (timeout_ms < 0) {
       done_cv_.wait(lock, reached);
       return true;
@@ -97,6 +122,27 @@ class Stream {
     std::string failure;
     if (!first_failure_.empty() && failed_task_ <= ticket) failure.swap(first_failure_);
     return failure;
+  }
+
+  // fork(): the parent's handler takes the lock before fork() and releases it after (both
+  // sides); the child's also resets what belonged to threads that do not exist there.
+  void LockForFork() { mutex_.lock(); }
+  void UnlockAfterFork() { mutex_.unlock(); }
+  void ResetInChild() {
+    // Condition variables may count the parent's waiters, which the child would wait for
+    // in its next notify: fresh ones. The worker's std::thread names a thread that does
+    // not exist here: forgotten, never joined.
+    new (&work_cv_) std::condition_variable;
+    new (&done_cv_) std::condition_variable;
+    new (&worker_) std::thread;
+    worker_running_ = false;
+    // A task that another thread was running (the worker, or an inline launch) at the fork
+    // ran only partly in the child's memory: it fails.
+    for (bool* running : {&worker_task_running_, &inline_running_}) {
+      if (!*running) continue;
+      *running = false;
+      Complete("the task was running in another thread when the process forked; in the child it did not complete");
+    }
   }
 
  private:
@@ -121,6 +167,29 @@ class Stream {
     }
   }
 
+  // Starts the worker unless this process has one. Caller holds mutex_. Throws
+  // std::system_error when the OS refuses a thread.
+  void StartWorkerLocked() {
+    if (worker_running_) return;
+    worker_ = std::thread([this] { Drain(); });
+    worker_running_ = true;
+  }
+
+  // Runs the queued tasks in the calling thread (no worker could be started). Caller holds
+  // the lock, which this releases while each task runs.
+  void DrainInCaller(std::unique_lock<std::mutex>& lock) {
+    while (!queue_.empty() && !inline_running_) {
+      StreamTask task = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      std::string failure = RunTask(task);
+      task = nullptr;
+      lock.lock();
+      Complete(std::move(failure));
+      done_cv_.notify_all();
+    }
+  }
+
   void Drain() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
@@ -128,10 +197,12 @@ class Stream {
       if (queue_.empty()) return;  // stopping, and nothing left to run
       StreamTask task = std::move(queue_.front());
       queue_.pop_front();
+      worker_task_running_ = true;
       lock.unlock();
       std::string failure = RunTask(task);
       task = nullptr;  // release what the task holds (e.g. a single-use executor) before reporting it done
       lock.lock();
+      worker_task_running_ = false;
       Complete(std::move(failure));
       done_cv_.notify_all();
     }
@@ -144,10 +215,12 @@ class Stream {
   uint64_t queued_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;
-  bool inline_running_ = false;  // a launching thread runs the stream's current task
+  bool inline_running_ = false;       // a launching thread runs the stream's current task
+  bool worker_task_running_ = false;  // the worker runs a task
+  bool worker_running_ = false;       // this process has a worker thread for the stream
   std::string first_failure_;
   uint64_t failed_task_ = 0;
-  std::thread worker_;  // last: starts after the members above exist
+  std::thread worker_;
 };
 
 std::mutex g_streams_mutex;
@@ -262,6 +335,30 @@ aclError SynchronizeAllStreams(const char* api) {
     if (g_default_stream) tickets.push_back({g_default_stream, g_default_stream->Ticket()});
   }
   return WaitForTickets(api, tickets, -1);
+}
+
+// Every stream's lock, the registry's first, held across fork() (runtime/fork.cpp).
+std::vector<std::shared_ptr<Stream>>& StreamsLockedForFork() {
+  static auto* locked = new std::vector<std::shared_ptr<Stream>>;
+  return *locked;
+}
+
+void LockStreamsForFork() {
+  g_streams_mutex.lock();
+  std::vector<std::shared_ptr<Stream>>& locked = StreamsLockedForFork();
+  locked = Streams().All();
+  if (g_default_stream) locked.push_back(g_default_stream);
+  for (const auto& stream : locked) stream->LockForFork();
+}
+
+void UnlockStreamsAfterFork(bool in_child) {
+  std::vector<std::shared_ptr<Stream>>& locked = StreamsLockedForFork();
+  for (const auto& stream : locked) {
+    if (in_child) stream->ResetInChild();
+    stream->UnlockAfterFork();
+  }
+  locked.clear();
+  g_streams_mutex.unlock();
 }
 
 void DestroyAllStreams() {

@@ -19,6 +19,7 @@ Rules (docs/pytorch.md):
 import math
 import os
 import random
+import signal
 import unittest
 
 import torch
@@ -534,6 +535,88 @@ class ThreadsTest(CountingTestCase):
         for other in results[1:]:
             for a, b in zip(results[0], other):
                 self.assertTrue(torch.equal(a, b))
+
+
+class Eps0Test(CountingTestCase):
+    """Review item 2: eps = 0 in training. PyTorch defines invstd = 0 where a channel's batch
+    variance is 0, CANN's formula gives inf; the extension gives stock's results (its kernels,
+    forward and backward)."""
+
+    def test_constant_channel_with_eps_0_gives_stocks_results(self):
+        torch.manual_seed(0)
+        x0 = torch.randn(2, 3, 5)
+        x0[:, 1] = 2.0  # channel 1 is constant: variance 0
+
+        def step():
+            bn = torch.nn.BatchNorm1d(3, eps=0.0)
+            x = x0.clone().requires_grad_()
+            y = bn(x)
+            y.backward(torch.linspace(-1.0, 1.0, y.numel()).reshape(y.shape))
+            return y.detach(), x.grad, bn.weight.grad, bn.bias.grad, bn.running_mean, bn.running_var
+
+        before = oa.call_counts()
+        with oa.enabled():
+            ours = step()
+        for kernel in ("native_batch_norm", "native_batch_norm_backward"):
+            ran, fell_back = counts_delta(before, kernel)
+            self.assertEqual(ran, 0, f"eps = 0 in training must run PyTorch's {kernel}")
+            self.assertGreater(fell_back, 0, kernel)
+        theirs = stock(step)
+        for a, b, what in zip(ours, theirs, ("y", "x.grad", "weight.grad", "bias.grad", "running_mean",
+                                             "running_var")):
+            self.assertTrue(torch.isfinite(a).all(), what)
+            self.assertTrue(torch.equal(a, b), what)
+
+    def test_eps_0_inference_and_nonzero_eps_still_run_openaclnn(self):
+        x = torch.randn(4, 3, 6)
+        self.ours(lambda: torch.native_batch_norm(x, None, None, torch.zeros(3), torch.ones(3), False, 0.1, 0.0),
+                  "native_batch_norm")
+        self.ours(lambda: torch.native_batch_norm(x, None, None, None, None, True, 0.1, EPS), "native_batch_norm")
+
+
+FORK_CHILD_SECONDS = 60
+
+
+class ForkTest(CountingTestCase):
+    """Review item 1: a DataLoader-style worker forked after enabled calls works. The parent
+    runs a batch norm large enough to be queued on the stream's worker (> 4 MiB) with the
+    pool busy; each child (1 and 2 threads) runs it again and must get the parent's bits."""
+
+    def test_forked_worker_runs_enabled_calls(self):
+        saved = torch.get_num_threads()
+        try:
+            torch.set_num_threads(2)
+            x = torch.randn(32, 8, 64, 64, generator=torch.Generator().manual_seed(SEED))
+            run = lambda: torch.native_batch_norm(x, None, None, None, None, True, 0.1, EPS)
+            parent = self.ours(run, "native_batch_norm")
+            for threads in (1, 2):
+                read_end, write_end = os.pipe()
+                pid = os.fork()
+                if pid == 0:  # the child: report through the pipe, never return into unittest
+                    status = 1
+                    try:
+                        signal.alarm(FORK_CHILD_SECONDS)
+                        torch.set_num_threads(threads)
+                        before = oa.call_counts()["native_batch_norm"][0]
+                        with oa.enabled():
+                            child = run()
+                        ran = oa.call_counts()["native_batch_norm"][0] - before
+                        same = all(torch.equal(a, b) for a, b in zip(child, parent))
+                        os.write(write_end, f"ran={ran} same={same}".encode())
+                        status = 0
+                    finally:
+                        os._exit(status)
+                os.close(write_end)
+                _, status = os.waitpid(pid, 0)
+                report = os.read(read_end, 256).decode()
+                os.close(read_end)
+                self.assertFalse(os.WIFSIGNALED(status),
+                                 f"{threads} thread(s): the child was killed by signal {os.WTERMSIG(status)}"
+                                 if os.WIFSIGNALED(status) else "")
+                self.assertEqual(os.WEXITSTATUS(status), 0, report)
+                self.assertEqual(report, "ran=1 same=True", f"{threads} thread(s)")
+        finally:
+            torch.set_num_threads(saved)
 
 
 if __name__ == "__main__":

@@ -20,13 +20,21 @@ class Gate {
   aclError BlockStream(aclrtStream stream) {
     return oa::EnqueueOnStream(stream, "test", [this] {
       std::unique_lock<std::mutex> lock(mutex_);
+      blocked_ = true;
+      cv_.notify_all();
       cv_.wait(lock, [&] { return open_; });
       return std::string();
     });
+  }
+  // Returns once the stream has reached the gate (its task is running).
+  void WaitUntilBlocked() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait(lock, [&] { return blocked_; });
   }
 
  private:
   std::mutex mutex_;
   std::condition_variable cv_;
   bool open_ = false;
+  bool blocked_ = false;
 };
