@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <climits>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -141,17 +142,21 @@ std::string MpiErrorText(int code) {
 }
 
 // ---------------------------------------------------------------------------------------
-// fp16 / bf16 reductions: MPI has no half types, so they travel as MPI_UINT16_T with
-// user-defined (commutative) operations that compute in fp32 and round every partial result.
+// User-defined reductions (commutative MPI operations):
+// - fp16 / bf16: MPI has no half types, so they travel as MPI_UINT16_T and compute in fp32,
+//   rounding every partial result;
+// - MAX / MIN of every float type: MPI's built-in MAX / MIN of float and double drop a NaN
+//   depending on which operand holds it (so on which rank), these propagate it always.
 
 float HalfValue(uint16_t bits, bool bf16) { return bf16 ? Bf16ToFloat(bits) : HalfToFloat(bits); }
 uint16_t HalfBits(float value, bool bf16) { return bf16 ? FloatToBf16(value) : FloatToHalf(value); }
 
-float Combine(HcclReduceOp op, float a, float b) {
+template <typename T>
+T Combine(HcclReduceOp op, T a, T b) {
   switch (op) {
     case HCCL_REDUCE_SUM: return a + b;
     case HCCL_REDUCE_PROD: return a * b;
-    // NaN propagates, as in torch's max/min.
+    // NaN propagates from either operand, as in torch's max/min.
     case HCCL_REDUCE_MAX: return (a != a || a > b) ? a : b;
     default: return (a != a || a < b) ? a : b;
   }
@@ -166,34 +171,55 @@ void HalfReduce(void* in, void* inout, int* length, MPI_Datatype*) {
   }
 }
 
-// Index: [bf16][op].
-MPI_Op g_half_ops[2][4];
+template <HcclReduceOp kOp, typename T>
+void FloatReduce(void* in, void* inout, int* length, MPI_Datatype*) {
+  const auto* source = static_cast<const T*>(in);
+  auto* target = static_cast<T*>(inout);
+  for (int i = 0; i < *length; ++i) target[i] = Combine(kOp, source[i], target[i]);
+}
 
-void CreateHalfOps() {
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_SUM, false>, 1, &g_half_ops[0][HCCL_REDUCE_SUM]);
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_PROD, false>, 1, &g_half_ops[0][HCCL_REDUCE_PROD]);
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_MAX, false>, 1, &g_half_ops[0][HCCL_REDUCE_MAX]);
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_MIN, false>, 1, &g_half_ops[0][HCCL_REDUCE_MIN]);
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_SUM, true>, 1, &g_half_ops[1][HCCL_REDUCE_SUM]);
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_PROD, true>, 1, &g_half_ops[1][HCCL_REDUCE_PROD]);
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_MAX, true>, 1, &g_half_ops[1][HCCL_REDUCE_MAX]);
-  MPI_Op_create(&HalfReduce<HCCL_REDUCE_MIN, true>, 1, &g_half_ops[1][HCCL_REDUCE_MIN]);
+// Index: [fp16, bf16, fp32, fp64][op]; fp32 and fp64 only for MAX and MIN.
+enum CustomType { kFp16 = 0, kBf16 = 1, kFp32 = 2, kFp64 = 3 };
+MPI_Op g_custom_ops[4][4];
+
+template <HcclReduceOp kOp>
+void CreateCustomOps() {
+  MPI_Op_create(&HalfReduce<kOp, false>, 1, &g_custom_ops[kFp16][kOp]);
+  MPI_Op_create(&HalfReduce<kOp, true>, 1, &g_custom_ops[kBf16][kOp]);
+  if (kOp == HCCL_REDUCE_MAX || kOp == HCCL_REDUCE_MIN) {
+    MPI_Op_create(&FloatReduce<kOp, float>, 1, &g_custom_ops[kFp32][kOp]);
+    MPI_Op_create(&FloatReduce<kOp, double>, 1, &g_custom_ops[kFp64][kOp]);
+  }
+}
+
+void CreateCustomOps() {
+  CreateCustomOps<HCCL_REDUCE_SUM>();
+  CreateCustomOps<HCCL_REDUCE_PROD>();
+  CreateCustomOps<HCCL_REDUCE_MAX>();
+  CreateCustomOps<HCCL_REDUCE_MIN>();
 }
 
 void MpiTypeAndOp(HcclDataType type, HcclReduceOp op, MPI_Datatype* mpi_type, MPI_Op* mpi_op) {
   static const MPI_Op builtin[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN};
   *mpi_op = builtin[op];
+  const bool max_or_min = op == HCCL_REDUCE_MAX || op == HCCL_REDUCE_MIN;
   switch (type) {
     case HCCL_DATA_TYPE_INT8: *mpi_type = MPI_INT8_T; break;
     case HCCL_DATA_TYPE_INT16: *mpi_type = MPI_INT16_T; break;
     case HCCL_DATA_TYPE_INT32: *mpi_type = MPI_INT32_T; break;
     case HCCL_DATA_TYPE_INT64: *mpi_type = MPI_INT64_T; break;
     case HCCL_DATA_TYPE_UINT64: *mpi_type = MPI_UINT64_T; break;
-    case HCCL_DATA_TYPE_FP32: *mpi_type = MPI_FLOAT; break;
-    case HCCL_DATA_TYPE_FP64: *mpi_type = MPI_DOUBLE; break;
+    case HCCL_DATA_TYPE_FP32:
+      *mpi_type = MPI_FLOAT;
+      if (max_or_min) *mpi_op = g_custom_ops[kFp32][op];
+      break;
+    case HCCL_DATA_TYPE_FP64:
+      *mpi_type = MPI_DOUBLE;
+      if (max_or_min) *mpi_op = g_custom_ops[kFp64][op];
+      break;
     default:  // FP16, BFP16
       *mpi_type = MPI_UINT16_T;
-      *mpi_op = g_half_ops[type == HCCL_DATA_TYPE_BFP16 ? 1 : 0][op];
+      *mpi_op = g_custom_ops[type == HCCL_DATA_TYPE_BFP16 ? kBf16 : kFp16][op];
       break;
   }
 }
@@ -203,7 +229,7 @@ void MpiTypeAndOp(HcclDataType type, HcclReduceOp op, MPI_Datatype* mpi_type, MP
 
 std::mutex g_mpi_mutex;
 bool g_mpi_initialized_here = false;  // guarded by g_mpi_mutex
-bool g_half_ops_created = false;      // guarded by g_mpi_mutex
+bool g_custom_ops_created = false;    // guarded by g_mpi_mutex
 bool g_finalize_hook_added = false;   // guarded by g_mpi_mutex
 
 // Open MPI's launcher (and PMIx-based launchers generally) exports these to every process.
@@ -255,9 +281,9 @@ HcclResult EnsureTransport(const char* api, bool* use_mpi) {
       g_finalize_hook_added = true;
     }
   }
-  if (!g_half_ops_created) {
-    CreateHalfOps();
-    g_half_ops_created = true;
+  if (!g_custom_ops_created) {
+    CreateCustomOps();
+    g_custom_ops_created = true;
   }
   *use_mpi = true;
   return HCCL_SUCCESS;
@@ -297,20 +323,27 @@ struct Collective {
   HcclReduceOp op;   // AllReduce only (else SUM, so that descriptors compare)
   uint32_t root;     // Broadcast only (else 0)
   bool deterministic;
-  uint64_t sequence;  // position among this communicator's collectives, counted at enqueue
+  uint64_t sequence;  // position among this communicator's collectives, in issue order
 };
 
+// Collectives of one communicator run in the order they were issued, whatever streams
+// they were queued on (MPI matches collectives by order, and every rank issues the same
+// ones in the same order): each waits for its turn. A call that returns an error took no
+// turn, so the communicator is exactly as it was.
 struct Communicator {
   uint32_t rank = 0;
   uint32_t size = 1;
   bool use_mpi = false;
   MPI_Comm mpi = MPI_COMM_NULL;
   aclrtContext context = nullptr;  // the context current at init (bound, per the spec)
-  uint64_t next_sequence = 0;      // guarded by g_communicators_mutex
   std::atomic<uint64_t> pending{0};
-  // Collectives of one communicator queued on several streams must not enter MPI at once
-  // on the same MPI communicator (MPI matches collectives by issue order).
-  std::mutex execution_mutex;
+  // Issue: a sequence number is taken only when the collective is queued.
+  std::mutex issue_mutex;
+  uint64_t next_sequence = 0;  // guarded by issue_mutex
+  // Execution: the turn of the collective that runs next.
+  std::mutex turn_mutex;
+  std::condition_variable turn_cv;
+  uint64_t next_turn = 0;  // guarded by turn_mutex
 };
 
 std::mutex g_communicators_mutex;
@@ -515,9 +548,8 @@ std::string RunLocally(const Collective& op) {
   return "";
 }
 
-std::string Execute(Communicator& comm, const Collective& op) {
+std::string ExecuteInTurn(const Communicator& comm, const Collective& op) {
   if (!comm.use_mpi) return RunLocally(op);
-  std::lock_guard<std::mutex> lock(comm.execution_mutex);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return "MPI is already finalized";
@@ -529,6 +561,22 @@ std::string Execute(Communicator& comm, const Collective& op) {
     case Kind::kBroadcast: return RunBroadcast(comm, op);
   }
   return "unknown collective";
+}
+
+// Runs on a stream's worker: waits until every collective issued before this one on the
+// communicator has run (on whatever stream), runs it, passes the turn on.
+std::string Execute(Communicator& comm, const Collective& op) {
+  {
+    std::unique_lock<std::mutex> lock(comm.turn_mutex);
+    comm.turn_cv.wait(lock, [&] { return comm.next_turn == op.sequence; });
+  }
+  std::string result = ExecuteInTurn(comm, op);
+  {
+    std::lock_guard<std::mutex> lock(comm.turn_mutex);
+    ++comm.next_turn;
+  }
+  comm.turn_cv.notify_all();
+  return result;
 }
 
 // HCCL_DETERMINISTIC=true in the environment, or ACL_OPT_DETERMINISTIC on the calling
@@ -551,18 +599,24 @@ HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collect
     if (op.kind == Kind::kBroadcast && op.root >= comm->size) {
       return Fail(HCCL_E_PARA, "%s: root %u must be below the rank size %u", api, op.root, comm->size);
     }
-    op.sequence = comm->next_sequence++;
     comm->pending.fetch_add(1);
   }
   // Only reductions depend on the mode; for the others it stays out of the agreement check.
   op.deterministic = op.kind == Kind::kAllReduce && DeterministicRequested();
-  const aclError status = EnqueueOnStream(stream, api, [comm, op]() -> std::string {
-    struct PendingGuard {
-      Communicator& comm;
-      ~PendingGuard() { comm.pending.fetch_sub(1); }
-    } guard{*comm};
-    return Execute(*comm, op);
-  });
+  aclError status;
+  {
+    // The number and the queueing are one step: a refused collective takes no number.
+    std::lock_guard<std::mutex> issue(comm->issue_mutex);
+    op.sequence = comm->next_sequence;
+    status = EnqueueOnStream(stream, api, [comm, op]() -> std::string {
+      struct PendingGuard {
+        Communicator& comm;
+        ~PendingGuard() { comm.pending.fetch_sub(1); }
+      } guard{*comm};
+      return Execute(*comm, op);
+    });
+    if (status == ACL_SUCCESS) ++comm->next_sequence;
+  }
   if (status != ACL_SUCCESS) {
     comm->pending.fetch_sub(1);
     return Fail(HCCL_E_RUNTIME, "%s: the runtime refused to queue the collective on stream %p (aclError %d)", api,

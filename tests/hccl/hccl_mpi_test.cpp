@@ -13,6 +13,10 @@
 //                         aclrtSynchronizeStream reports the failure, later collectives work
 //   pending-destroy       HcclCommDestroy with a collective pending: HCCL_E_AGAIN
 //   deterministic-digest  prints a digest of deterministic sums (two runs must agree)
+//   refused-retry         a collective refused on rank 0 (destroyed stream) leaves the communicator
+//                         usable: the next ones succeed on every rank
+//   two-streams           #0 on stream 1, #1 on stream 2, one rank's stream 1 busy: issue order holds
+//   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
 #include <mpi.h>
 #include <sys/stat.h>
@@ -577,9 +581,102 @@ void RunFault(const std::string& how) {
   Failure("the collective with a dead peer returned");
 }
 
+
+// Review item 6: a collective the runtime refuses (a destroyed stream) returns an error and
+// leaves the communicator as it was: the next collectives work on every rank.
+void RunRefusedRetry() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  std::vector<float> data(4, 1.0f), out(4, 0.0f);
+  if (g_rank == 0) {
+    aclrtStream dead = nullptr;
+    REQUIRE_ACL(aclrtCreateStream(&dead));
+    REQUIRE_ACL(aclrtDestroyStream(dead));
+    const HcclResult refused =
+        HcclAllReduce(data.data(), out.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, dead);
+    EXPECT(refused != HCCL_SUCCESS, "AllReduce on a destroyed stream was accepted");
+  }
+  for (int round = 0; round < 3; ++round) {
+    std::fill(out.begin(), out.end(), 0.0f);
+    REQUIRE_HCCL(HcclAllReduce(data.data(), out.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
+    const aclError status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_SUCCESS, "round %d after a refused collective: %s", round, aclGetRecentErrMsg());
+    EXPECT(out[0] == static_cast<float>(g_size), "round %d: out[0] = %g, expected %d", round, out[0], g_size);
+  }
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
+  device.Close();
+}
+
+// Review item 7: one communicator on two streams. Every rank issues #0 on stream 1 and #1
+// on stream 2; one rank's stream 1 is busy first (a large memset), so its stream 2 reaches
+// its collective first. Collectives run in issue order: both succeed with the right sums.
+void RunTwoStreamsInIssueOrder() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  aclrtStream second = nullptr;
+  REQUIRE_ACL(aclrtCreateStream(&second));
+  const size_t busy_bytes = size_t{64} << 20;
+  void* busy = nullptr;
+  REQUIRE_ACL(aclrtMalloc(&busy, busy_bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  for (int slow_rank = 0; slow_rank < g_size; ++slow_rank) {
+    if (g_rank == slow_rank) REQUIRE_ACL(aclrtMemsetAsync(busy, busy_bytes, 1, busy_bytes, device.stream));
+    std::vector<float> a(4, 1.0f), b(4, 2.0f);
+    REQUIRE_HCCL(HcclAllReduce(a.data(), a.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
+    REQUIRE_HCCL(HcclAllReduce(b.data(), b.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, second));
+    const aclError first_status = aclrtSynchronizeStream(device.stream);
+    EXPECT(first_status == ACL_SUCCESS, "slow rank %d: stream 1: %s", slow_rank, aclGetRecentErrMsg());
+    const aclError second_status = aclrtSynchronizeStream(second);
+    EXPECT(second_status == ACL_SUCCESS, "slow rank %d: stream 2: %s", slow_rank, aclGetRecentErrMsg());
+    EXPECT(a[0] == static_cast<float>(g_size) && b[0] == 2.0f * g_size, "slow rank %d: a = %g, b = %g", slow_rank,
+           a[0], b[0]);
+  }
+  REQUIRE_ACL(aclrtFree(busy));
+  REQUIRE_ACL(aclrtDestroyStream(second));
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
+  device.Close();
+}
+
+// Review item 8: MAX and MIN of every float type propagate a NaN whatever rank holds it.
+// Element k is NaN on rank k and 1 (MAX) / -1 (MIN) elsewhere, so every element of the
+// result must be NaN on every rank.
+template <class Type>
+void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, const char* what) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> data(static_cast<size_t>(g_size)), out(static_cast<size_t>(g_size));
+  for (int k = 0; k < g_size; ++k) data[k] = Type::From(k == g_rank ? NAN : (op == HCCL_REDUCE_MAX ? 1.0 : -1.0));
+  REQUIRE_HCCL(HcclAllReduce(data.data(), out.data(), data.size(), type, op, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int k = 0; k < g_size; ++k) {
+    EXPECT(std::isnan(Type::To(out[k])), "%s %s: element %d (NaN on rank %d) came back %g", what,
+           op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k, Type::To(out[k]));
+  }
+}
+
+void RunNanMaxMin() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm comm = CannStyleInit();
+  if (comm == nullptr) return;
+  for (HcclReduceOp op : {HCCL_REDUCE_MAX, HCCL_REDUCE_MIN}) {
+    CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32");
+    CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64");
+    CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16");
+    CheckNanPropagates<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, op, "bf16");
+  }
+  EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
+  device.Close();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A rank that hangs (a collective that never gets its turn, a peer that never comes) dies
+  // of SIGALRM well inside ctest's timeout, so mpirun fails the test at once.
+  alarm(150);
   const std::string scenario = argc > 1 ? argv[1] : "collectives";
   if (scenario == "no-mpi-calls") {
     RunWithoutMpiCalls(argc > 2 ? argv[2] : "/tmp");
@@ -598,6 +695,12 @@ int main(int argc, char** argv) {
     RunPendingDestroy();
   } else if (scenario == "deterministic-digest") {
     RunDeterministicDigest();
+  } else if (scenario == "refused-retry") {
+    RunRefusedRetry();
+  } else if (scenario == "two-streams") {
+    RunTwoStreamsInIssueOrder();
+  } else if (scenario == "nan-max-min") {
+    RunNanMaxMin();
   } else if (scenario == "fault" && argc > 2) {
     RunFault(argv[2]);
   } else {
