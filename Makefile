@@ -101,12 +101,12 @@ test-release: deps
 
 test-asan: deps
 	$(STAGE) asan-configure cmake --preset asan >/dev/null
-	$(STAGE) asan-build cmake --build --preset asan
+	$(STAGE) asan-build cmake --build --preset asan --target openaclnn_tests_unit openaclnn_tests_example
 	$(STAGE) asan-ctest bash -o pipefail -c "ctest --test-dir build/asan $(CTEST_FLAGS) -L 'unit|example' | tee build/asan/ctest.log"
 
 test-tsan: deps
 	$(STAGE) tsan-configure cmake --preset tsan >/dev/null
-	$(STAGE) tsan-build cmake --build --preset tsan
+	$(STAGE) tsan-build cmake --build --preset tsan --target openaclnn_tests_threads
 	$(STAGE) tsan-ctest bash -o pipefail -c 'ctest --test-dir build/tsan $(CTEST_FLAGS) -L threads | tee build/tsan/ctest.log'
 
 test-large: deps

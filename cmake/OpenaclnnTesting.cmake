@@ -51,6 +51,9 @@ target_link_libraries(openaclnn_simd_target_check PUBLIC openaclnn_internal GTes
 
 function(openaclnn_add_test target)
   cmake_parse_arguments(T "NO_BASELINE" "TIMEOUT" "LABELS;ARGS" ${ARGN})
+  foreach(tier_label ${T_LABELS})
+    openaclnn_tier_programs(${tier_label} ${target})
+  endforeach()
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()

@@ -2,7 +2,9 @@
 // best first, separated by ';'. With --compiled it prints every target the library compiles
 // instead, whatever this CPU runs (the cross build: the emulated CPU model is chosen per test
 // run, see cmake/OpenaclnnTesting.cmake). HWY_DISABLED_TARGETS comes from the same compile
-// definition as the library's (see src/CMakeLists.txt), so the lists agree.
+// definition as the library's (see src/CMakeLists.txt), so the lists agree. With
+// --all-but-best it prints the mask of the compiled targets other than the best one this
+// CPU runs and Highway's static baseline (OPENACLNN_SIMD_TARGETS=best disables them).
 #include <hwy/highway.h>
 #include <hwy/targets.h>
 
@@ -10,6 +12,11 @@
 #include <cstring>
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--all-but-best") == 0) {
+    const int64_t best = hwy::SupportedAndGeneratedTargets().front();
+    std::printf("0x%llxLL", static_cast<unsigned long long>(HWY_TARGETS & ~(best | HWY_STATIC_TARGET)));
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[1], "--compiled") == 0) {
     // Lower bits are better targets; HWY_TARGETS holds the compiled ones.
     for (int bit = 0; bit < 63; ++bit) {

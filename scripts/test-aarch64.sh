@@ -20,7 +20,8 @@ build=build/aarch64
 stage=scripts/stage.sh  # records each step's wall time for make test's stage table
 $stage aarch64-configure cmake --preset aarch64 >/dev/null
 jobs=$(nproc)
-$stage aarch64-build cmake --build --preset aarch64 -j "$jobs"
+# Only what the runs use: the unit and example tests' programs, and openaclnn-info.
+$stage aarch64-build cmake --build --preset aarch64 -j "$jobs" --target openaclnn_tests_unit openaclnn_tests_example openaclnn_info
 info=$build/tools/openaclnn_info/openaclnn-info
 compiled="SVE2_128 SVE_256 SVE2 SVE NEON"  # what Highway 1.0 compiles for AArch64 with GCC 12
 

@@ -10,8 +10,8 @@
 // fixed float32 order; batch norm sums in float64 with the same partial sums in the same
 // order on every target and never fuses a multiply-add (second review, item 4). So each
 // checksum is compared with the golden file everywhere, and across 1, 2 and 3 threads.
-// The "cancel" batch-norm problems have inputs whose magnitudes span 2^-27 .. 2^33, so their
-// float64 sums are inexact and any other summation order changes the bits.
+// The "cancel" batch-norm problems sum inputs holding cancelling +-2^60, so their float64
+// sums depend on the order of the additions: any other summation order changes the bits.
 //
 // Regenerate the golden file (on x86-64, after a deliberate change of results):
 //   build/release/tests/cross_arch/cross_arch_checksum_test --regenerate
@@ -68,29 +68,53 @@ aclDataType AclType(Type type) { return type == Type::kF32 ? ACL_FLOAT : type ==
 size_t TypeBytes(Type type) { return type == Type::kF32 ? 4 : 2; }
 
 // count elements of `type` from stream `seed`; `positive` keeps the sign bit clear.
-// `wide`: magnitudes over 60 binades (fp16: its whole normal range), so that sums cancel
-// and round.
-std::vector<uint8_t> Fill(Type type, int64_t count, uint64_t seed, bool positive = false, bool wide = false) {
+std::vector<uint8_t> Fill(Type type, int64_t count, uint64_t seed, bool positive = false) {
   std::vector<uint8_t> bytes(static_cast<size_t>(count) * TypeBytes(type));
-  const uint32_t lo = wide ? 100 : 120, hi = wide ? 160 : 134;  // about 2^-27 .. 2^33, or 2^-7 .. 2^8
   for (int64_t i = 0; i < count; ++i) {
     uint64_t h = SplitMix64(seed * 0x100000001B3ull + static_cast<uint64_t>(i));
     if (positive) h &= ~(uint64_t{1} << 63);
     if (type == Type::kF32) {
-      const uint32_t bits = FloatBits(h, lo, hi);
+      const uint32_t bits = FloatBits(h, 120, 134);  // about 2^-7 .. 2^8
       std::memcpy(bytes.data() + 4 * i, &bits, 4);
     } else if (type == Type::kBF16) {
-      const uint16_t bits = static_cast<uint16_t>(FloatBits(h, lo, hi) >> 16);
+      const uint16_t bits = static_cast<uint16_t>(FloatBits(h, 120, 134) >> 16);
       std::memcpy(bytes.data() + 2 * i, &bits, 2);
     } else {
       const uint16_t sign = static_cast<uint16_t>((h >> 63) << 15);
-      // about 2^-7 .. 2^8, or 2^-14 .. 2^14
-      const uint16_t exponent = static_cast<uint16_t>(wide ? 1 + (h >> 32) % 29 : 8 + (h >> 32) % 15);
+      const uint16_t exponent = static_cast<uint16_t>(8 + (h >> 32) % 15);  // about 2^-7 .. 2^8
       const uint16_t bits = static_cast<uint16_t>(sign | (exponent << 10) | (h & 0x3FF));
       std::memcpy(bytes.data() + 2 * i, &bits, 2);
     }
   }
   return bytes;
+}
+
+// Cancelling pairs in an [N, C, *] tensor's memory (`stride`: the distance between two
+// neighbours of one channel, 1 planar, C channels-last): about one element in 16 becomes
+// +2^60 (fp16: +2^15) and its neighbour in the channel the same negated. A channel's exact
+// sum is then its ordinary values' sum, but its float64 running sum climbs to multiples of
+// 2^60 and falls back, so which ordinary values survive depends on the summation order.
+void AddCancellingPairs(std::vector<uint8_t>& bytes, Type type, const std::vector<int64_t>& dims, int64_t stride,
+                        uint64_t seed) {
+  const int64_t count = static_cast<int64_t>(bytes.size() / TypeBytes(type));
+  int64_t run = 1;  // elements of one channel next to each other (planar), or rows (channels-last)
+  for (size_t d = 2; d < dims.size(); ++d) run *= dims[d];
+  const auto set = [&](int64_t i, bool negative) {
+    if (type == Type::kF32) {
+      const uint32_t bits = (negative ? 0x80000000u : 0u) | (187u << 23);  // 2^60
+      std::memcpy(bytes.data() + 4 * i, &bits, 4);
+    } else {
+      const uint16_t bits = type == Type::kBF16 ? static_cast<uint16_t>((negative ? 0x8000u : 0u) | (187u << 7))
+                                                : static_cast<uint16_t>((negative ? 0x8000u : 0u) | (30u << 10));
+      std::memcpy(bytes.data() + 2 * i, &bits, 2);
+    }
+  };
+  for (int64_t i = 0; i + stride < count; ++i) {
+    const int64_t position = stride == 1 ? i % run : (i / dims[1]) % run;  // of i within its channel's run
+    if (position + 1 >= run || SplitMix64(seed * 0x9E37ull + static_cast<uint64_t>(i)) % 16 != 0) continue;
+    set(i, false);
+    set(i + stride, true);
+  }
 }
 
 uint64_t Fnv1a(const std::vector<uint8_t>& bytes, uint64_t hash = 0xCBF29CE484222325ull) {
@@ -160,11 +184,13 @@ std::vector<int64_t> ChannelsLastStrides(const std::vector<int64_t>& dims) {
   return strides;
 }
 
+// `cancel`: with cancelling pairs (AddCancellingPairs).
 std::unique_ptr<DeviceTensor> Make(Type type, const std::vector<int64_t>& dims, uint64_t seed,
                                    aclFormat format = ACL_FORMAT_ND, bool channels_last = false,
-                                   bool positive = false, bool wide = false) {
-  return std::make_unique<DeviceTensor>(Fill(type, Count(dims), seed, positive, wide), dims,
-                                        channels_last ? ChannelsLastStrides(dims) : ContiguousStrides(dims),
+                                   bool positive = false, bool cancel = false) {
+  std::vector<uint8_t> bytes = Fill(type, Count(dims), seed, positive);
+  if (cancel) AddCancellingPairs(bytes, type, dims, channels_last ? dims[1] : 1, seed);
+  return std::make_unique<DeviceTensor>(bytes, dims, channels_last ? ChannelsLastStrides(dims) : ContiguousStrides(dims),
                                         AclType(type), format);
 }
 
@@ -300,13 +326,15 @@ std::vector<Problem> Problems() {
   // Batch norm: planar (several blocks per channel), channels-last rows (several row
   // blocks), each in fp32, fp16 and bf16; per-channel tensors in fp32. Both are above the
   // planner's one-thread limit (65536 elements), so 2 and 3 threads really split them.
-  // The "cancel" shapes: inputs over 60 binades, runs that are not multiples of the 16
-  // partial sums (tails), short runs (several runs per block), rows with a lane tail.
+  // The "cancel" shapes: the summed input holds cancelling +-2^60 (AddCancellingPairs), runs that are
+  // not multiples of the 16 partial sums (tails), short runs (several runs per block), rows
+  // with a lane tail. The forward operators sum x, the backward ones dy (x stays ordinary, so
+  // gradWeight = invstd * sum(dy * (x - mean)) stays finite).
   struct BnShape {
     const char* name;
     std::vector<int64_t> dims;
     bool channels_last;
-    bool wide;
+    bool cancel;
   };
   const BnShape bn_shapes[] = {
       {"planar_2x3x160x130", {2, 3, 160, 130}, false, false},
@@ -323,7 +351,7 @@ std::vector<Problem> Problems() {
     for (Type type : types) {
       const std::string suffix = std::string(shape.name) + "." + TypeName(type);
       problems.push_back({"batch_norm_training." + suffix, [=](aclrtStream stream) -> uint64_t {
-                            auto input = Make(type, shape.dims, 31, format, shape.channels_last, false, shape.wide);
+                            auto input = Make(type, shape.dims, 31, format, shape.channels_last, false, shape.cancel);
                             auto weight = Make(Type::kF32, per_channel, 32);
                             auto bias = Make(Type::kF32, per_channel, 33);
                             auto running_mean = Make(Type::kF32, per_channel, 34);
@@ -342,8 +370,8 @@ std::vector<Problem> Problems() {
                                                 running_var.get()});
                           }});
       problems.push_back({"batch_norm_backward_training." + suffix, [=](aclrtStream stream) -> uint64_t {
-                            auto grad_out = Make(type, shape.dims, 41, format, shape.channels_last, false, shape.wide);
-                            auto input = Make(type, shape.dims, 42, format, shape.channels_last, false, shape.wide);
+                            auto grad_out = Make(type, shape.dims, 41, format, shape.channels_last, false, shape.cancel);
+                            auto input = Make(type, shape.dims, 42, format, shape.channels_last);
                             auto weight = Make(Type::kF32, per_channel, 43);
                             auto save_mean = Make(Type::kF32, per_channel, 44);
                             auto save_invstd = Make(Type::kF32, per_channel, 45, ACL_FORMAT_ND, false, true);
@@ -363,7 +391,7 @@ std::vector<Problem> Problems() {
                             return HashOutputs({grad_input.get(), grad_weight.get(), grad_bias.get()});
                           }});
       problems.push_back({"batch_norm_stats." + suffix, [=](aclrtStream stream) -> uint64_t {
-                            auto input = Make(type, shape.dims, 51, format, shape.channels_last, false, shape.wide);
+                            auto input = Make(type, shape.dims, 51, format, shape.channels_last, false, shape.cancel);
                             auto mean = MakeOutput(Type::kF32, per_channel);
                             auto invstd = MakeOutput(Type::kF32, per_channel);
                             uint64_t workspace = 0;
@@ -374,7 +402,7 @@ std::vector<Problem> Problems() {
                             return HashOutputs({mean.get(), invstd.get()});
                           }});
       problems.push_back({"batch_norm_elemt." + suffix, [=](aclrtStream stream) -> uint64_t {
-                            auto input = Make(type, shape.dims, 61, format, shape.channels_last, false, shape.wide);
+                            auto input = Make(type, shape.dims, 61, format, shape.channels_last, false, shape.cancel);
                             auto weight = Make(Type::kF32, per_channel, 62);
                             auto bias = Make(Type::kF32, per_channel, 63);
                             auto mean = Make(Type::kF32, per_channel, 64);
@@ -388,12 +416,12 @@ std::vector<Problem> Problems() {
                             if (!RunPlanned(planned, workspace, executor, aclnnBatchNormElemt, stream)) return 0;
                             return HashOutputs({output.get()});
                           }});
-      if (!shape.wide) continue;
+      if (!shape.cancel) continue;
       // Inference backward with every output (gradInput and the sums in one pass), and
       // SyncBN's reduce backward.
       problems.push_back({"batch_norm_backward_inference." + suffix, [=](aclrtStream stream) -> uint64_t {
                             auto grad_out = Make(type, shape.dims, 71, format, shape.channels_last, false, true);
-                            auto input = Make(type, shape.dims, 72, format, shape.channels_last, false, true);
+                            auto input = Make(type, shape.dims, 72, format, shape.channels_last);
                             auto weight = Make(Type::kF32, per_channel, 73);
                             auto running_mean = Make(Type::kF32, per_channel, 74);
                             auto running_var = Make(Type::kF32, per_channel, 75, ACL_FORMAT_ND, false, true);
@@ -414,7 +442,7 @@ std::vector<Problem> Problems() {
                           }});
       problems.push_back({"batch_norm_reduce_backward." + suffix, [=](aclrtStream stream) -> uint64_t {
                             auto grad_out = Make(type, shape.dims, 81, format, shape.channels_last, false, true);
-                            auto input = Make(type, shape.dims, 82, format, shape.channels_last, false, true);
+                            auto input = Make(type, shape.dims, 82, format, shape.channels_last);
                             auto mean = Make(Type::kF32, per_channel, 83);
                             auto invstd = Make(Type::kF32, per_channel, 84, ACL_FORMAT_ND, false, true);
                             auto sum_dy = MakeOutput(Type::kF32, per_channel);

@@ -13,13 +13,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "support/float_coding.h"
+#include "support/json.h"
 #include "support/strided.h"
 
 #ifndef OPENACLNN_CONFORMANCE_DIR
@@ -28,7 +28,7 @@
 
 namespace support {
 
-using nlohmann::json;
+using json = Json;
 
 // aclInit for the whole binary: register once per test program with
 // ::testing::AddGlobalTestEnvironment(new support::AclEnvironment).

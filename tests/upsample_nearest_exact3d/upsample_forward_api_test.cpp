@@ -6,16 +6,16 @@
 #include <climits>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "upsample_forward_test_util.h"
+#include "support/json.h"
 
 namespace upsample_test {
 namespace {
 
-using nlohmann::json;
+using json = support::Json;
 
 const char* const kCasesFile = OPENACLNN_CONFORMANCE_DIR "/upsample_nearest_exact3d.api_cases.json";
 

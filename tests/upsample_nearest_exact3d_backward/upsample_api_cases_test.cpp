@@ -4,16 +4,16 @@
 
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
+#include "support/json.h"
 
 namespace {
 
-using nlohmann::json;
+using json = support::Json;
 
 const char* const kCasesFile = OPENACLNN_CONFORMANCE_DIR "/upsample_nearest_exact3d_backward.api_cases.json";
 

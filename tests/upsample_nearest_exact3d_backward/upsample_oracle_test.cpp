@@ -5,17 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <random>
 
 #include "torch_oracle.h"
 #include "upsample_random_problem.h"
 #include "upsample_test_util.h"
+#include "support/json.h"
 
 namespace upsample_test {
 namespace {
 
-using nlohmann::json;
+using json = support::Json;
 
 constexpr uint8_t kGapMarker = 0xA5;
 constexpr int64_t kLargeCaseElements = 10'000'000;

@@ -393,9 +393,7 @@ HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW 
   return hn::MulAdd(scale, g, hn::MulAdd(slope, centered, shift));
 }
 
-// ---------------------------------------------------------------- planar layout
-
-// ---------------------------------------------------------------- fixed-order sums
+// ---------------------------------------------------------------- planar layout: fixed-order sums
 // A planar reduction sums each contiguous run piece into kSumLanes float64 partial sums:
 // element i of the piece goes to partial i % kSumLanes, in order, and the last, partial
 // group of a piece adds +0.0 to the partials past its end. A target with L lanes holds the
@@ -455,7 +453,7 @@ HWY_INLINE void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
   HWY_DASSERT(hn::Lanes(ds) == lanes);
   OA_VEC_ARRAY(VS, sum_dy, kChains);
   OA_VEC_ARRAY(VS, sum_dyx, kChains);
-  HWY_UNROLL(1)
+  #pragma GCC unroll 16
   for (size_t q = 0; q < kChains; ++q) {
     OA_VEC_AT(sum_dy, q) = hn::Load(ds, acc.dy + q * lanes);
     OA_VEC_AT(sum_dyx, q) = hn::Load(ds, acc.dyx + q * lanes);
@@ -464,7 +462,7 @@ HWY_INLINE void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
   const auto all = hn::FirstN(ds, lanes);
   int64_t i = 0;
   for (; i + static_cast<int64_t>(kGroup) <= n; i += kGroup) {
-    HWY_UNROLL(1)
+    #pragma GCC unroll 16
     for (size_t q = 0; q < kChains; ++q) {
       AddContributions<kPass, false>(ds, x + i + q * lanes, dy + i + q * lanes, v_mean, all, OA_VEC_AT(sum_dy, q),
                                      OA_VEC_AT(sum_dyx, q));
@@ -476,14 +474,14 @@ HWY_INLINE void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
     T x_group[kGroup] = {}, dy_group[kGroup] = {};
     std::copy(x + i, x + n, x_group);
     if (bn::ReadsDy(kPass)) std::copy(dy + i, dy + n, dy_group);
-    HWY_UNROLL(1)
+    #pragma GCC unroll 16
     for (size_t q = 0; q < kChains; ++q) {
       const size_t valid = left > q * lanes ? std::min(lanes, left - q * lanes) : 0;
       AddContributions<kPass, true>(ds, x_group + q * lanes, dy_group + q * lanes, v_mean, hn::FirstN(ds, valid),
                                     OA_VEC_AT(sum_dy, q), OA_VEC_AT(sum_dyx, q));
     }
   }
-  HWY_UNROLL(1)
+  #pragma GCC unroll 16
   for (size_t q = 0; q < kChains; ++q) {
     hn::Store(OA_VEC_AT(sum_dy, q), ds, acc.dy + q * lanes);
     hn::Store(OA_VEC_AT(sum_dyx, q), ds, acc.dyx + q * lanes);
@@ -495,8 +493,8 @@ HWY_INLINE void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, in
                            PartialSums& acc) {
 #if HWY_HAVE_SCALABLE
   // The lane count is known at run time only: one instantiation per possible count.
+  // Every scalable vector holds at least two doubles (SVE's are 128 bits or more).
   switch (hn::Lanes(DS())) {
-    case 1: return SumSegmentChains<kPass, 16>(x, dy, n, mean, acc);
     case 2: return SumSegmentChains<kPass, 8>(x, dy, n, mean, acc);
     case 4: return SumSegmentChains<kPass, 4>(x, dy, n, mean, acc);
     case 8: return SumSegmentChains<kPass, 2>(x, dy, n, mean, acc);
