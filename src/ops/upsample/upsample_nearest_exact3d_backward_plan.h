@@ -85,5 +85,9 @@ struct UpsampleNearestExact3dBackwardPlan {
 int64_t UpsampleKernelFloatLanes();
 // Runs the rows of one task (dynamic SIMD dispatch inside).
 void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
+// The same for one dtype (each compiled in its own translation unit).
+void RunUpsampleNearestExact3dBackwardTaskF32(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
+void RunUpsampleNearestExact3dBackwardTaskF16(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
+void RunUpsampleNearestExact3dBackwardTaskBf16(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
 
 }  // namespace oa
