@@ -1,0 +1,955 @@
+// The batch-norm kernels per SIMD target (Highway's per-target include pattern): loads and
+// rounded stores, the 16-bit output path, the planar layout's fixed-order sums and passes,
+// the rows layout, the small-rows kernels, and the per-dtype task templates. Per-channel
+// sums and the elementwise pass run in float64 (exact centring x - mean, exact products,
+// f64 accumulation) and every output is rounded once to its type, so fp32 results are as
+// close to the exact formula as fp32 allows and fp16/bf16 results equal the exact result
+// rounded once.
+//
+// Determinism: a plan cuts the work into blocks that depend on the shape only; each block's
+// partial sums go to the workspace and are combined in block order, so the bits do not
+// depend on which thread ran which block or how many threads there were. Nor on the SIMD
+// target: every float64 sum has the same fixed set of partial sums in the same order on
+// every target (SumSegment), and float64 a*b + c is never fused (MulAddF64), since the
+// portable targets have no fused multiply-add.
+//
+// One translation unit per dtype (batch_norm_kernels_{f32,f16,bf16}.cpp) instantiates the
+// task templates for it, so the three compile in parallel; batch_norm_kernels.cpp runs the plan.
+#if defined(OA_OPS_BATCH_NORM_KERNELS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef OA_OPS_BATCH_NORM_KERNELS_INL_H_
+#undef OA_OPS_BATCH_NORM_KERNELS_INL_H_
+#else
+#define OA_OPS_BATCH_NORM_KERNELS_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "core/simd_convert-inl.h"
+#include "ops/batch_norm/batch_norm_kernel_common.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace oa {
+namespace HWY_NAMESPACE {
+namespace bn_kernels {
+namespace hn = hwy::HWY_NAMESPACE;
+using bn::BatchNormPlan;
+using bn::kDx;
+using bn::kDy;
+using bn::kX;
+using bn::OuterCursor;
+using bn::WorkspaceArrays;
+
+using D = hn::ScalableTag<double>;
+using DF = hn::Rebind<float, D>;  // as many float lanes as double lanes
+using VD = hn::Vec<D>;
+
+// a*b + c in float64 as two IEEE operations on every target. Highway's MulAdd fuses where
+// the target has FMA and not elsewhere, which would make the bits follow the target.
+template <class V>
+HWY_INLINE V MulAddF64(V a, V b, V c) {
+  return hn::Add(hn::Mul(a, b), c);
+}
+
+template <class T>
+HWY_INLINE VD LoadWide(D d, const T* HWY_RESTRICT p) {
+  return hn::PromoteTo(d, LoadAsFloat(DF(), p));
+}
+
+// f64 -> f32 rounded to nearest with IEEE overflow to +-Inf on every target. Highway's
+// portable targets saturate to +-FLT_MAX instead (to keep UBSan quiet), so they convert
+// lane by lane with the language's own IEEE conversion.
+template <class DV>
+HWY_INLINE hn::Vec<hn::Rebind<float, DV>> DemoteToFloat(DV dv, hn::Vec<DV> v) {
+  const hn::Rebind<float, DV> df;
+#if HWY_TARGET == HWY_SCALAR
+  (void)dv;
+  return hn::Set(df, static_cast<float>(hn::GetLane(v)));
+#elif HWY_TARGET == HWY_EMU128
+  constexpr size_t kLanes = hn::MaxLanes(DV());
+  double wide[kLanes];
+  float narrow[kLanes];
+  hn::StoreU(v, dv, wide);
+  for (size_t i = 0; i < kLanes; ++i) narrow[i] = static_cast<float>(wide[i]);
+  return hn::LoadU(df, narrow);
+#else
+  (void)dv;
+  return hn::DemoteTo(df, v);
+#endif
+}
+HWY_INLINE hn::Vec<DF> DemoteToFloat(VD v) { return DemoteToFloat(D(), v); }
+
+// f64 -> f32 rounding to odd (see RoundToOddFloat), lane-wise. Whether the f32 value is
+// exact, and on which side the f64 value lies, are decided in f64: the residual can be far
+// below f32's smallest subnormal, where demoting it would flush it to zero.
+HWY_INLINE hn::Vec<DF> DemoteToOdd(D d, VD v) {
+  const DF df;
+  const hn::RebindToUnsigned<DF> du;
+  const auto nearest = DemoteToFloat(v);
+  const VD residual = hn::Sub(v, hn::PromoteTo(d, nearest));
+  // +1 or -1 where inexact, 0 where exact; a NaN residual (v is NaN or +-Inf) counts as exact.
+  const auto inexact_wide = hn::And(hn::Ne(residual, hn::Zero(d)), hn::Eq(residual, residual));
+  const auto direction = DemoteToFloat(hn::IfThenElseZero(inexact_wide, hn::CopySign(hn::Set(d, 1.0), residual)));
+  const auto bits = hn::BitCast(du, nearest);
+  const auto one = hn::Set(du, 1u);
+  const auto inexact = hn::RebindMask(du, hn::Ne(direction, hn::Zero(df)));
+  const auto even = hn::Eq(hn::And(bits, one), hn::Zero(du));
+  const auto same_sign = hn::Eq(hn::ShiftRight<31>(hn::Xor(bits, hn::BitCast(du, direction))), hn::Zero(du));
+  const auto step = hn::IfThenElse(same_sign, one, hn::Set(du, 0xFFFFFFFFu));
+  return hn::BitCast(df, hn::IfThenElse(hn::And(inexact, even), hn::Add(bits, step), bits));
+}
+
+HWY_INLINE void StoreNarrow(VD v, D /*d*/, float* HWY_RESTRICT p) { StoreFromFloat(DemoteToFloat(v), DF(), p); }
+// Rounding f64 -> f32 -> 16-bit can differ from one rounding only where the f32 value is
+// a midpoint of the 16-bit format, and every such midpoint has at least this many trailing
+// zero bits in f32 (bf16: 0x8000 pattern; fp16: 0x1000, or more zeros when subnormal).
+HWY_INLINE uint32_t TieCandidateMask(const BFloat16*) { return 0x7FFFu; }
+HWY_INLINE uint32_t TieCandidateMask(const Half16*) { return 0x0FFFu; }
+
+template <class T>
+HWY_INLINE void StoreNarrow(VD v, D d, T* HWY_RESTRICT p) {
+  const DF df;
+  const hn::RebindToUnsigned<DF> du;
+  const auto nearest = DemoteToFloat(v);
+  const auto low_bits = hn::And(hn::BitCast(du, nearest), hn::Set(du, TieCandidateMask(p)));
+  if (hn::AllFalse(du, hn::Eq(low_bits, hn::Zero(du)))) {
+    StoreFromFloat(nearest, df, p);  // no lane can be a midpoint: the two roundings are one
+  } else {
+    StoreFromFloat(DemoteToOdd(d, v), df, p);
+  }
+}
+
+// Large fp32 outputs are written with streaming stores (no read-for-ownership of dx), when
+// the target's float vector is a full register and the segment's first store is aligned.
+// The arithmetic is the same either way, so the bits do not depend on alignment.
+constexpr size_t kStreamBytes = hn::MaxLanes(DF()) * sizeof(float);
+constexpr bool kCanStream = HWY_TARGET != HWY_SCALAR && kStreamBytes >= 16;
+
+template <class T>
+HWY_INLINE bool StreamableSegment(const BatchNormPlan& plan, const T* dx) {
+  return kCanStream && sizeof(T) == sizeof(float) && plan.stream_dx &&
+         reinterpret_cast<uintptr_t>(dx) % kStreamBytes == 0;
+}
+
+template <class T>
+HWY_INLINE void StoreOut(VD v, D d, T* HWY_RESTRICT p, bool /*stream*/) {
+  StoreNarrow(v, d, p);
+}
+HWY_INLINE void StoreOut(VD v, D /*d*/, float* HWY_RESTRICT p, bool stream) {
+  const auto narrow = DemoteToFloat(v);
+  if (kCanStream && stream) {
+    hn::Stream(narrow, DF(), p);
+  } else {
+    hn::StoreU(narrow, DF(), p);
+  }
+}
+
+// ---------------------------------------------------------------- 16-bit outputs in fp32
+// A 16-bit output must be the exact result rounded once. fp32 arithmetic (twice the lanes of
+// f64) lands within 4 * 2^-24 of the terms' magnitudes of the f64 value; where no rounding
+// midpoint of the output type lies that close, both round to the same 16-bit value. A vector
+// with a lane too close (rare) is recomputed in f64, so the bits never depend on the path.
+using DW = hn::ScalableTag<float>;  // full-width float vectors
+using VW = hn::Vec<DW>;
+// Lanes of a full float vector. On scalable targets (SVE, SVE2) the vector length is known
+// only at run time, and MaxLanes is an upper bound, not the count.
+#undef OA_BN_WIDE_LANES
+#if HWY_HAVE_SCALABLE
+#define OA_BN_WIDE_LANES static_cast<int64_t>(hn::Lanes(DW()))
+#else
+constexpr int64_t kWideLanes = static_cast<int64_t>(hn::MaxLanes(DW()));
+#define OA_BN_WIDE_LANES kWideLanes
+#endif
+
+HWY_INLINE uint32_t MidpointBit(const BFloat16*) { return 0x8000u; }  // half of bf16's last bit, in f32 bits
+HWY_INLINE uint32_t MidpointBit(const Half16*) { return 0x1000u; }    // same for normal fp16
+HWY_INLINE hn::Mask<DW> InFormatRange(VW, const BFloat16*) { return hn::FirstN(DW(), OA_BN_WIDE_LANES); }
+HWY_INLINE hn::Mask<DW> InFormatRange(VW v, const Half16*) {  // fp16 normal and finite: the midpoint rule holds
+  const DW dw;
+  const VW magnitude = hn::Abs(v);
+  return hn::And(hn::Ge(magnitude, hn::Set(dw, 0x1p-14f)), hn::Lt(magnitude, hn::Set(dw, 65504.0f)));
+}
+
+// True when every lane of the fp32 value v (terms: the sum of its terms' magnitudes) rounds
+// to the output type as the f64 value would.
+template <class T>
+HWY_INLINE bool FarFromMidpoints(VW v, VW terms, const T* p) {
+  const DW dw;
+  const hn::RebindToUnsigned<DW> du;
+  const uint32_t half_quantum = MidpointBit(p);
+  const auto kept = hn::And(hn::BitCast(du, v), hn::Set(du, ~(2 * half_quantum - 1)));
+  const VW midpoint = hn::BitCast(dw, hn::Or(kept, hn::Set(du, half_quantum)));  // of v's rounding interval
+  const VW distance = hn::Abs(hn::Sub(v, midpoint));  // exact: same binade
+  // Error bound 2^-22 * terms, doubled because the interval below a binade edge is half as
+  // wide, doubled again for margin; the constant covers fp32 underflow.
+  const VW bound = hn::MulAdd(terms, hn::Set(dw, 0x1p-20f), hn::Set(dw, 0x1p-126f));
+  return hn::AllTrue(dw, hn::And(hn::Gt(distance, bound), InFormatRange(v, p)));  // NaN/inf: false
+}
+
+// One f64 vector of the write passes (the exact path).
+template <int kPass, class T>
+HWY_INLINE void WideWrite(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, VD mean, VD scale,
+                          VD slope, VD shift) {
+  const D d;
+  if (kPass == bn::kAffineWrite) return StoreNarrow(MulAddF64(slope, hn::Sub(LoadWide(d, x), mean), shift), d, dx);
+  const VD g = LoadWide(d, dy);
+  if (kPass == bn::kInferWrite) return StoreNarrow(hn::Mul(scale, g), d, dx);
+  const VD centered = hn::Sub(LoadWide(d, x), mean);
+  StoreNarrow(MulAddF64(scale, g, MulAddF64(slope, centered, shift)), d, dx);
+}
+
+// fp32 value and terms' magnitude of one full float vector of the write passes.
+template <int kPass, class T>
+HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW mean, VW scale, VW slope, VW shift,
+                          VW* terms) {
+  const DW dw;
+  if (kPass == bn::kAffineWrite) {
+    // The forward's mean is computed in f64 and only rounded to fp32 here, so its rounding
+    // error (relative to |mean|, not to |x - mean|) enters the bound.
+    const VW value = LoadAsFloat(dw, x);
+    const VW centered = hn::Sub(value, mean);
+    *terms = hn::MulAdd(hn::Abs(slope), hn::Add(hn::Abs(value), hn::Abs(mean)), hn::Abs(shift));
+    return hn::MulAdd(slope, centered, shift);
+  }
+  const VW g = LoadAsFloat(dw, dy);
+  if (kPass == bn::kInferWrite) {
+    const VW v = hn::Mul(scale, g);
+    *terms = hn::Abs(v);
+    return v;
+  }
+  const VW centered = hn::Sub(LoadAsFloat(dw, x), mean);
+  *terms = hn::MulAdd(hn::Abs(scale), hn::Abs(g), hn::MulAdd(hn::Abs(slope), hn::Abs(centered), hn::Abs(shift)));
+  return hn::MulAdd(scale, g, hn::MulAdd(slope, centered, shift));
+}
+
+// ---------------------------------------------------------------- planar layout: fixed-order sums
+// A planar reduction sums each contiguous run piece into kSumLanes float64 partial sums:
+// element i of the piece goes to partial i % kSumLanes, in order, and the last, partial
+// group of a piece adds +0.0 to the partials past its end. A target with L lanes holds the
+// partials in kSumLanes / L vectors (L is a power of two up to kSumLanes on every target:
+// Highway caps SVE's at a power of two, CappedTag at kSumLanes), so every target makes
+// exactly the same additions, and SumPartials combines the partials in one fixed tree.
+constexpr size_t kSumLanes = 16;
+using DS = hn::CappedTag<double, kSumLanes>;
+using VS = hn::Vec<DS>;
+
+// The partial sums of one channel's piece of a pass, between run pieces (in memory: a
+// reduction task keeps one per channel of its block). `dy` holds sum(dy) or sum(x - mean),
+// `dyx` sum(dy * (x - mean)) or sum((x - mean)^2); the scalar sums take strided runs, which
+// are summed element by element in order.
+struct PartialSums {
+  HWY_ALIGN double dy[kSumLanes] = {};
+  HWY_ALIGN double dyx[kSumLanes] = {};
+  double dy_scalar = 0.0, dyx_scalar = 0.0;
+};
+
+// The one combine tree of the kSumLanes partials: halves added lane by lane, four times.
+HWY_INLINE double SumPartials(const double* partials) {
+  double level[kSumLanes];
+  std::copy(partials, partials + kSumLanes, level);
+  for (size_t width = kSumLanes / 2; width >= 1; width /= 2) {
+    for (size_t j = 0; j < width; ++j) level[j] = level[j] + level[j + width];
+  }
+  return level[0];
+}
+
+// One vector (partials [q*L, (q+1)*L)) of a group: the pass's contributions, lanes outside
+// `lanes` as +0.0 (kMasked: the group is the piece's last, partial one).
+template <int kPass, bool kMasked, class T>
+HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VS mean, hn::Mask<DS> lanes,
+                                 VS& sum_dy, VS& sum_dyx) {
+  const auto keep = [&](VS v) { return kMasked ? hn::IfThenElseZero(lanes, v) : v; };
+  const VS centered = hn::Sub(LoadWide(ds, x), mean);
+  if constexpr (kPass == bn::kSumX) {
+    sum_dy = hn::Add(sum_dy, keep(centered));
+  } else if constexpr (kPass == bn::kCentredSquares) {
+    sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(centered, centered)));
+  } else {
+    const VS g = LoadWide(ds, dy);
+    sum_dy = hn::Add(sum_dy, keep(g));
+    sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(g, centered)));
+  }
+}
+
+// The sums of one contiguous piece of n elements into `acc` (kPass: kReduce, kSumX or
+// kCentredSquares), with kChains vectors of kSumLanes / kChains lanes each.
+template <int kPass, size_t kChains, class T>
+HWY_INLINE void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                                 PartialSums& acc) {
+  const DS ds;
+  constexpr size_t kGroup = kSumLanes;
+  const size_t lanes = kGroup / kChains;
+  HWY_DASSERT(hn::Lanes(ds) == lanes);
+  OA_VEC_ARRAY(VS, sum_dy, kChains);
+  OA_VEC_ARRAY(VS, sum_dyx, kChains);
+  #pragma GCC unroll 16
+  for (size_t q = 0; q < kChains; ++q) {
+    OA_VEC_AT(sum_dy, q) = hn::Load(ds, acc.dy + q * lanes);
+    OA_VEC_AT(sum_dyx, q) = hn::Load(ds, acc.dyx + q * lanes);
+  }
+  const VS v_mean = hn::Set(ds, mean);
+  const auto all = hn::FirstN(ds, lanes);
+  int64_t i = 0;
+  for (; i + static_cast<int64_t>(kGroup) <= n; i += kGroup) {
+    #pragma GCC unroll 16
+    for (size_t q = 0; q < kChains; ++q) {
+      AddContributions<kPass, false>(ds, x + i + q * lanes, dy + i + q * lanes, v_mean, all, OA_VEC_AT(sum_dy, q),
+                                     OA_VEC_AT(sum_dyx, q));
+    }
+  }
+  if (i < n) {
+    // The last group from zero-padded copies; the lanes past n add +0.0.
+    const size_t left = static_cast<size_t>(n - i);
+    T x_group[kGroup] = {}, dy_group[kGroup] = {};
+    std::copy(x + i, x + n, x_group);
+    if (bn::ReadsDy(kPass)) std::copy(dy + i, dy + n, dy_group);
+    #pragma GCC unroll 16
+    for (size_t q = 0; q < kChains; ++q) {
+      const size_t valid = left > q * lanes ? std::min(lanes, left - q * lanes) : 0;
+      AddContributions<kPass, true>(ds, x_group + q * lanes, dy_group + q * lanes, v_mean, hn::FirstN(ds, valid),
+                                    OA_VEC_AT(sum_dy, q), OA_VEC_AT(sum_dyx, q));
+    }
+  }
+  #pragma GCC unroll 16
+  for (size_t q = 0; q < kChains; ++q) {
+    hn::Store(OA_VEC_AT(sum_dy, q), ds, acc.dy + q * lanes);
+    hn::Store(OA_VEC_AT(sum_dyx, q), ds, acc.dyx + q * lanes);
+  }
+}
+
+template <int kPass, class T>
+HWY_INLINE void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                           PartialSums& acc) {
+#if HWY_HAVE_SCALABLE
+  // The lane count is known at run time only: one instantiation per possible count.
+  // Every scalable vector holds at least two doubles (SVE's are 128 bits or more).
+  switch (hn::Lanes(DS())) {
+    case 2: return SumSegmentChains<kPass, 8>(x, dy, n, mean, acc);
+    case 4: return SumSegmentChains<kPass, 4>(x, dy, n, mean, acc);
+    case 8: return SumSegmentChains<kPass, 2>(x, dy, n, mean, acc);
+    default: return SumSegmentChains<kPass, 1>(x, dy, n, mean, acc);
+  }
+#else
+  SumSegmentChains<kPass, kSumLanes / hn::MaxLanes(DS())>(x, dy, n, mean, acc);
+#endif
+}
+
+// The elementwise pass of one contiguous run piece of n elements.
+template <int kPass, class T>
+HWY_INLINE void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+                             double mean, double scale, double slope, double shift, bool stream) {
+  static_assert(bn::WritesOutput(kPass) && kPass != bn::kInferWriteReduce, "elementwise passes only");
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
+  const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
+  int64_t i = 0;
+  if constexpr (sizeof(T) == 2) {
+    if (bn::FitsFloat(scale) && bn::FitsFloat(slope) && bn::FitsFloat(shift)) {
+      const DW dw;
+      const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
+      const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
+      for (; i + OA_BN_WIDE_LANES <= n; i += OA_BN_WIDE_LANES) {
+        VW terms;
+        const VW v = NarrowValue<kPass>(x + i, dy + i, w_mean, w_scale, w_slope, w_shift, &terms);
+        if (FarFromMidpoints(v, terms, dx)) {
+          StoreFromFloat(v, dw, dx + i);
+        } else {
+          for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
+            WideWrite<kPass>(x + j, dy + j, dx + j, v_mean, v_scale, v_slope, v_shift);
+          }
+        }
+      }
+    }
+  }
+  for (; i + lanes <= n; i += lanes) {
+    if (kPass == bn::kAffineWrite) {
+      StoreOut(MulAddF64(v_slope, hn::Sub(LoadWide(d, x + i), v_mean), v_shift), d, dx + i, stream);
+      continue;
+    }
+    const VD g = LoadWide(d, dy + i);
+    if (kPass == bn::kInferWrite) {
+      StoreOut(hn::Mul(v_scale, g), d, dx + i, stream);
+      continue;
+    }
+    const VD centered = hn::Sub(LoadWide(d, x + i), v_mean);
+    StoreOut(MulAddF64(v_scale, g, MulAddF64(v_slope, centered, v_shift)), d, dx + i, stream);
+  }
+  double unused_dy = 0.0, unused_dyx = 0.0;
+  for (; i < n; ++i) bn::ScalarElement<kPass>(x + i, dy + i, dx + i, mean, scale, slope, shift, unused_dy, unused_dyx);
+}
+
+// One contiguous run piece of n elements: its sums into acc, its elementwise pass, or both.
+template <int kPass, class T>
+HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+                                  double mean, double scale, double slope, double shift, PartialSums& acc,
+                                  bool stream) {
+  if constexpr (kPass == bn::kInferWriteReduce) {  // the write, then the sums (from cache)
+    WriteSegment<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, stream);
+    SumSegment<bn::kReduce>(x, dy, n, mean, acc);
+  } else if constexpr (bn::WritesOutput(kPass)) {
+    WriteSegment<kPass>(x, dy, dx, n, mean, scale, slope, shift, stream);
+  } else {
+    SumSegment<kPass>(x, dy, n, mean, acc);
+  }
+}
+
+// A strided run piece, element by element, its sums in order into the scalar sums.
+template <int kPass, class T>
+HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, const int64_t* stride, double mean,
+                                     double scale, double slope, double shift, PartialSums& acc) {
+  for (int64_t i = 0; i < n; ++i) {
+    T* out = nullptr;
+    if (bn::WritesOutput(kPass)) out = dx + i * stride[kDx];
+    bn::ScalarElement<kPass>(x + i * stride[kX], dy + i * stride[kDy], out, mean, scale, slope, shift, acc.dy_scalar,
+                              acc.dyx_scalar);
+  }
+}
+
+// A pass's two sums from its partials (a block's, or a channel's within a reduction task).
+HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_dyx) {
+  *sum_dy = SumPartials(acc.dy) + acc.dy_scalar;
+  *sum_dyx = SumPartials(acc.dyx) + acc.dyx_scalar;
+}
+
+// One run piece of n elements, vectorised when the runs are contiguous.
+template <int kPass, class T>
+HWY_INLINE void PlanarSegment(const BatchNormPlan& plan, const T* x, const T* dy, T* dx, int64_t n, double mean,
+                              double scale, double slope, double shift, PartialSums& acc) {
+  if (plan.unit_runs) {
+    PlanarSegmentUnit<kPass>(x, dy, dx, n, mean, scale, slope, shift, acc, StreamableSegment(plan, dx));
+  } else {
+    PlanarSegmentStrided<kPass>(x, dy, dx, n, plan.run_stride, mean, scale, slope, shift, acc);
+  }
+}
+
+// Elements [begin, end) of one channel, in run order, for one pass; returns the sums.
+template <int kPass, class T>
+void PlanarRange(const BatchNormPlan& plan, int64_t channel, int64_t begin, int64_t end, double mean, double scale,
+                 double slope, double shift, double* sum_dy, double* sum_dyx) {
+  const int64_t run_length = plan.run_length;
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]) + channel * plan.channel_stride[kX];
+  // Passes without dy walk x in its place (the planner gave dy x's strides): after an address
+  // rebinding big[kDy] may be stale for them.
+  const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) + channel * plan.channel_stride[kDy] : x;
+  T* dx = nullptr;
+  if (bn::WritesOutput(kPass)) dx = reinterpret_cast<T*>(plan.big[kDx]) + channel * plan.channel_stride[kDx];
+
+  PartialSums acc;
+  OuterCursor cursor(plan.outer, begin / run_length);
+  int64_t within = begin % run_length;
+  for (int64_t i = begin; i < end;) {
+    const int64_t n = std::min(run_length - within, end - i);
+    const int64_t ox = cursor.offset[kX] + within * plan.run_stride[kX];
+    const int64_t ody = cursor.offset[kDy] + within * plan.run_stride[kDy];
+    T* out = nullptr;
+    if (bn::WritesOutput(kPass)) out = dx + cursor.offset[kDx] + within * plan.run_stride[kDx];
+    PlanarSegment<kPass>(plan, x + ox, dy + ody, out, n, mean, scale, slope, shift, acc);
+    i += n;
+    within = 0;
+    cursor.Next(plan.outer);
+  }
+  FinishSums(acc, sum_dy, sum_dyx);
+}
+
+// Block `block` of channel `channel`: elements [block*B, (block+1)*B) of the channel, in
+// run order. Reductions leave their two sums in partial[0..1]; kStats leaves the block's
+// mean and M2 = sum (x - mean)^2 (two passes over the block, the second from cache).
+template <int kPass, class T>
+void PlanarBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t channel, int64_t block) {
+  const int64_t begin = block * plan.block_elements;
+  const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
+  double* partial = ws.partials + 2 * (channel * plan.blocks_per_channel + block);
+  double sum_dy = 0.0, sum_dyx = 0.0;
+  if constexpr (kPass == bn::kStats) {
+    double sum_x = 0.0, unused = 0.0;
+    PlanarRange<bn::kSumX, T>(plan, channel, begin, end, 0.0, 0.0, 0.0, 0.0, &sum_x, &unused);
+    const double block_mean = sum_x / static_cast<double>(end - begin);
+    PlanarRange<bn::kCentredSquares, T>(plan, channel, begin, end, block_mean, 0.0, 0.0, 0.0, &unused, &sum_dyx);
+    partial[0] = block_mean;
+    partial[1] = sum_dyx;
+    return;
+  }
+  PlanarRange<kPass, T>(plan, channel, begin, end, ws.mean[channel], ws.scale[channel], ws.slope[channel],
+                        ws.shift[channel], &sum_dy, &sum_dyx);
+  if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce) {
+    partial[0] = sum_dy;
+    partial[1] = sum_dyx;
+  }
+}
+
+// An elementwise pass in memory order (see BatchNormPlan::write_tasks): outer positions
+// [r0, r1) of channels [c0, c1), the channels innermost.
+template <int kPass, class T>
+void PlanarWriteTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
+  static_assert(bn::WritesOutput(kPass) && kPass != bn::kInferWriteReduce, "elementwise passes only");
+  const int64_t run_group = task / plan.write_channel_groups, channel_group = task % plan.write_channel_groups;
+  const int64_t run_begin = run_group * plan.write_runs_per_task;
+  const int64_t run_end = std::min(plan.outer.Count(), run_begin + plan.write_runs_per_task);
+  const int64_t channel_begin = channel_group * plan.write_channels_per_task;
+  const int64_t channel_end = std::min(plan.channels, channel_begin + plan.write_channels_per_task);
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]);
+  const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) : x;  // see PlanarRange
+  const int64_t dy_channel_stride = plan.channel_stride[bn::ReadsDy(kPass) ? kDy : kX];
+  T* dx = reinterpret_cast<T*>(plan.big[kDx]);
+  PartialSums unused;
+  OuterCursor cursor(plan.outer, run_begin);
+  for (int64_t run = run_begin; run < run_end; ++run) {
+    for (int64_t c = channel_begin; c < channel_end; ++c) {
+      PlanarSegment<kPass>(plan, x + c * plan.channel_stride[kX] + cursor.offset[kX],
+                           dy + c * dy_channel_stride + cursor.offset[kDy],
+                           dx + c * plan.channel_stride[kDx] + cursor.offset[kDx], plan.run_length, ws.mean[c],
+                           ws.scale[c], ws.slope[c], ws.shift[c], unused);
+    }
+    cursor.Next(plan.outer);
+  }
+}
+
+// A reduction pass in memory order (see BatchNormPlan::reduce_tasks): block `block` of
+// channels [c0, c1), the channels innermost. Each channel's accumulators are stored between
+// its segments, and every channel gets the segments PlanarRange would give it, in the same
+// order, so its partial sums are bit for bit those of PlanarBlock.
+template <int kPass, class T>
+void PlanarReduceTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
+  static_assert(kPass == bn::kReduce || kPass == bn::kInferWriteReduce, "reductions only");
+  const int64_t group = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
+  const int64_t channel_begin = group * plan.reduce_channels_per_task;
+  const int64_t channels = std::min(plan.channels - channel_begin, plan.reduce_channels_per_task);
+  const int64_t begin = block * plan.block_elements;
+  const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]);
+  const T* dy = reinterpret_cast<const T*>(plan.big[kDy]);
+  T* dx = bn::WritesOutput(kPass) ? reinterpret_cast<T*>(plan.big[kDx]) : nullptr;
+  PartialSums sums[bn::kMaxReduceChannels];
+  OuterCursor cursor(plan.outer, begin / plan.run_length);
+  int64_t within = begin % plan.run_length;
+  for (int64_t i = begin; i < end;) {
+    const int64_t n = std::min(plan.run_length - within, end - i);
+    for (int64_t k = 0; k < channels; ++k) {
+      const int64_t c = channel_begin + k;
+      T* out = nullptr;
+      if (bn::WritesOutput(kPass)) out = dx + c * plan.channel_stride[kDx] + cursor.offset[kDx] + within * plan.run_stride[kDx];
+      PlanarSegment<kPass>(plan, x + c * plan.channel_stride[kX] + cursor.offset[kX] + within * plan.run_stride[kX],
+                           dy + c * plan.channel_stride[kDy] + cursor.offset[kDy] + within * plan.run_stride[kDy], out,
+                           n, ws.mean[c], ws.scale[c], ws.slope[c], ws.shift[c], sums[k]);
+    }
+    i += n;
+    within = 0;
+    cursor.Next(plan.outer);
+  }
+  for (int64_t k = 0; k < channels; ++k) {  // as PlanarRange and PlanarBlock finish
+    double* partial = ws.partials + 2 * ((channel_begin + k) * plan.blocks_per_channel + block);
+    FinishSums(sums[k], &partial[0], &partial[1]);
+  }
+}
+
+// ---------------------------------------------------------------- rows layout
+
+// The fp32 lane coefficients of a row segment (16-bit io only).
+struct LaneFloats {
+  const float* mean;
+  const float* scale;
+  const float* slope;
+  const float* shift;
+};
+
+// Lanes [0, n) of one row; per-lane coefficients and partial sums at the same lane index.
+template <int kPass, class T>
+HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+                           const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
+                           const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
+                           const LaneFloats& lane_f, double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  if constexpr (kPass == bn::kSumX || kPass == bn::kCentredSquares) {  // statistics: x only
+    for (; i + lanes <= n; i += lanes) {
+      const VD value = LoadWide(d, x + i);
+      if (kPass == bn::kSumX) {
+        hn::StoreU(hn::Add(hn::LoadU(d, part_dy + i), value), d, part_dy + i);
+      } else {
+        const VD centered = hn::Sub(value, hn::LoadU(d, mean + i));
+        hn::StoreU(MulAddF64(centered, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
+      }
+    }
+    for (; i < n; ++i) {
+      const double lane_mean = kPass == bn::kSumX ? 0.0 : mean[i];
+      bn::ScalarElement<kPass>(x + i, dy, dx, lane_mean, 0.0, 0.0, 0.0, part_dy[i], part_dyx[i]);
+    }
+    return;
+  }
+  if constexpr (sizeof(T) == 2 && kPass == bn::kInferWriteReduce) {  // the write in fp32, then the sums
+    RowSegment<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
+    return RowSegment<bn::kReduce>(x, dy, dx, n, mean, scale, slope, shift, lane_f, part_dy, part_dyx, stream);
+  }
+  if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite || kPass == bn::kAffineWrite)) {
+    const DW dw;
+    for (; i + OA_BN_WIDE_LANES <= n; i += OA_BN_WIDE_LANES) {
+      VW terms;
+      const VW v = NarrowValue<kPass>(x + i, dy + i, hn::LoadU(dw, lane_f.mean + i), hn::LoadU(dw, lane_f.scale + i),
+                                      hn::LoadU(dw, lane_f.slope + i), hn::LoadU(dw, lane_f.shift + i), &terms);
+      if (FarFromMidpoints(v, terms, dx)) {
+        StoreFromFloat(v, dw, dx + i);
+      } else {
+        for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
+          WideWrite<kPass>(x + j, dy + j, dx + j, hn::LoadU(d, mean + j), hn::LoadU(d, scale + j),
+                           hn::LoadU(d, slope + j), hn::LoadU(d, shift + j));
+        }
+      }
+    }
+  }
+  if (kPass == bn::kAffineWrite) {
+    for (; i + lanes <= n; i += lanes) {
+      const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
+      StoreOut(MulAddF64(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i)), d, dx + i, stream);
+    }
+  }
+  for (; kPass != bn::kAffineWrite && i + lanes <= n; i += lanes) {
+    const VD g = LoadWide(d, dy + i);
+    if (kPass == bn::kInferWrite || kPass == bn::kInferWriteReduce) {
+      StoreOut(hn::Mul(hn::LoadU(d, scale + i), g), d, dx + i, stream);
+    }
+    if (kPass == bn::kInferWrite) continue;
+    const VD centered = hn::Sub(LoadWide(d, x + i), hn::LoadU(d, mean + i));
+    if (kPass == bn::kTrainWrite) {
+      const VD inner = MulAddF64(hn::LoadU(d, slope + i), centered, hn::LoadU(d, shift + i));
+      StoreOut(MulAddF64(hn::LoadU(d, scale + i), g, inner), d, dx + i, stream);
+    } else {
+      hn::StoreU(hn::Add(hn::LoadU(d, part_dy + i), g), d, part_dy + i);
+      hn::StoreU(MulAddF64(g, centered, hn::LoadU(d, part_dyx + i)), d, part_dyx + i);
+    }
+  }
+  for (; i < n; ++i) {
+    T* out = bn::WritesOutput(kPass) ? dx + i : nullptr;
+    bn::ScalarElement<kPass>(x + i, dy + i, out, mean[i], scale[i], slope[i], shift[i], part_dy[i], part_dyx[i]);
+  }
+}
+
+// Rows [row_begin, row_end) of one lane group for one pass, adding into part_dy/part_dyx.
+template <int kPass, class T>
+void RowsRange(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row_begin, int64_t row_end,
+               int64_t lane_begin, int64_t n, const double* lane_mean, double* part_dy, double* part_dyx) {
+  const T* x = reinterpret_cast<const T*>(plan.big[kX]) + lane_begin;
+  const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) + lane_begin : x;  // see PlanarRange
+  T* dx = nullptr;
+  if (bn::WritesOutput(kPass)) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
+  const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,
+                         ws.lane_shift_f + lane_begin};
+  OuterCursor cursor(plan.outer, row_begin);
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    T* out = nullptr;
+    if (bn::WritesOutput(kPass)) out = dx + cursor.offset[kDx];
+    RowSegment<kPass>(x + cursor.offset[kX], dy + cursor.offset[kDy], out, n, lane_mean, ws.lane_scale + lane_begin,
+                      ws.lane_slope + lane_begin, ws.lane_shift + lane_begin, lane_f, part_dy, part_dyx,
+                      StreamableSegment(plan, out));
+    cursor.Next(plan.outer);
+  }
+}
+
+// One row block of one lane group. Reductions leave per-lane sums in the block's partials;
+// kStats leaves each lane's mean and M2 over the block's rows (two passes, the second from cache).
+template <int kPass, class T>
+void RowsBlock(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row_block, int64_t group) {
+  const int64_t width = plan.row_width;
+  const int64_t row_begin = row_block * plan.rows_per_block;
+  const int64_t row_end = std::min(plan.outer.Count(), row_begin + plan.rows_per_block);
+  const int64_t lane_begin = group * plan.lanes_per_group;
+  const int64_t n = std::min(width, lane_begin + plan.lanes_per_group) - lane_begin;
+  double* part_dy = ws.partials + 2 * width * row_block + lane_begin;
+  double* part_dyx = part_dy + width;
+  if (kPass == bn::kReduce || kPass == bn::kInferWriteReduce || kPass == bn::kStats) {
+    std::fill(part_dy, part_dy + n, 0.0);
+    std::fill(part_dyx, part_dyx + n, 0.0);
+  }
+  if constexpr (kPass == bn::kStats) {
+    RowsRange<bn::kSumX, T>(plan, ws, row_begin, row_end, lane_begin, n, nullptr, part_dy, part_dyx);
+    const double rows = static_cast<double>(row_end - row_begin);
+    bn::WithDivisionBy(rows, [&](auto divide) {
+      for (int64_t i = 0; i < n; ++i) part_dy[i] = divide(part_dy[i]);  // the lanes' block means
+    });
+    RowsRange<bn::kCentredSquares, T>(plan, ws, row_begin, row_end, lane_begin, n, part_dy, part_dy, part_dyx);
+  } else {
+    RowsRange<kPass, T>(plan, ws, row_begin, row_end, lane_begin, n, ws.lane_mean + lane_begin, part_dy, part_dyx);
+  }
+}
+
+// ---------------------------------------------------------------- small rows
+// Plain channels-last rows in a single row block (e.g. [2, 2048]), fp32 data, dense fp32 or
+// absent per-channel vectors: the training operators one vector of channels at a time, in
+// registers (see BatchNormPlan::small_rows). The general path makes about forty passes over
+// per-channel float64 arrays at this size, each costing about as much as the data. Every
+// lane gets the operations the general path gives it, in the same order: RowSegment's
+// formulas (unfused, as ScalarElement's) and the channel stage's (CombineMoments,
+// StatisticsCoefficients, TrainingCoefficients and the output writers, all IEEE operations
+// without contraction), so the bits are the same.
+
+// The element offset of each row of each big tensor, and the per-channel vectors as fp32
+// pointers (null: absent or not requested). A local copy of what the kernels read of the
+// plan: the compiler need not reload it after every store through a float pointer.
+struct SmallRows {
+  int64_t count = 0;
+  int64_t offset[bn::kNumBigTensors][bn::kMaxSmallRows];
+  const float* big[bn::kNumBigTensors];
+  float* out;
+  const float *weight, *bias, *mean, *invstd;
+  float *grad_weight, *grad_bias, *mean_out, *invstd_out, *running_mean, *running_var;
+  double eps, momentum;
+  int64_t reduce_size;
+};
+
+// x / count as WithDivisionBy's functor does it.
+struct CountDivision {
+  bool multiply = false;
+  double factor = 1.0;
+};
+inline CountDivision MakeCountDivision(double count) {
+  CountDivision division;
+  bn::WithDivisionBy(count, [&](auto divide) {
+    if constexpr (std::is_same_v<decltype(divide), bn::MultiplyByReciprocal>) {
+      division = {true, divide.reciprocal};
+    } else {
+      division = {false, divide.divisor};
+    }
+  });
+  return division;
+}
+template <class DV>
+HWY_INLINE hn::Vec<DV> Divided(DV dv, hn::Vec<DV> x, const CountDivision& by) {
+  return by.multiply ? hn::Mul(x, hn::Set(dv, by.factor)) : hn::Div(x, hn::Set(dv, by.factor));
+}
+
+// Lanes of a dense fp32 vector (absent: `absent`), widened.
+template <class DV>
+HWY_INLINE hn::Vec<DV> LoadChannelLanes(DV dv, const float* v, int64_t c, double absent) {
+  if (v == nullptr) return hn::Set(dv, absent);
+  return hn::PromoteTo(dv, hn::LoadU(hn::Rebind<float, DV>(), v + c));
+}
+template <class DV>
+HWY_INLINE void StoreChannelLanes(DV dv, hn::Vec<DV> value, float* v, int64_t c) {
+  if (v == nullptr) return;
+  hn::StoreU(DemoteToFloat(dv, value), hn::Rebind<float, DV>(), v + c);
+}
+template <class DV>
+HWY_INLINE hn::Vec<DV> LoadRow(DV dv, const float* HWY_RESTRICT p) {
+  return hn::PromoteTo(dv, hn::LoadU(hn::Rebind<float, DV>(), p));
+}
+// aclnnBatchNorm training, channels [c, c + Lanes(dv)).
+template <class DV>
+HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
+                                      const CountDivision& by_m, const CountDivision& by_m_minus_1) {
+  using V = hn::Vec<DV>;
+  const float* HWY_RESTRICT x = rows.big[kX] + c;
+  float* HWY_RESTRICT y = rows.out + c;
+  // RowsBlock<kStats>: the block's mean and M2 (two passes, the second around that mean).
+  V sum = hn::Zero(dv);
+  for (int64_t r = 0; r < rows.count; ++r) sum = hn::Add(sum, LoadRow(dv, x + rows.offset[kX][r]));
+  const V block_mean = Divided(dv, sum, by_m);
+  V part_m2 = hn::Zero(dv);
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), block_mean);
+    part_m2 = MulAddF64(centered, centered, part_m2);
+  }
+  // CombineMoments: the one block merged into empty moments.
+  const V m2 = hn::Add(hn::Zero(dv), part_m2);
+  const V mean = Divided(dv, hn::Add(hn::Zero(dv), hn::Mul(hn::Set(dv, static_cast<double>(rows.count)), block_mean)), by_m);
+  // StatisticsCoefficients.
+  const V invstd = hn::Div(hn::Set(dv, 1.0), hn::Sqrt(hn::Add(Divided(dv, m2, by_m), hn::Set(dv, rows.eps))));
+  const V slope = hn::Mul(LoadChannelLanes(dv, rows.weight, c, 1.0), invstd);
+  const V shift = LoadChannelLanes(dv, rows.bias, c, 0.0);
+  // RowSegment<kAffineWrite>.
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
+    hn::StoreU(DemoteToFloat(dv, MulAddF64(slope, centered, shift)), hn::Rebind<float, DV>(),
+               y + rows.offset[kDx][r]);
+  }
+  // WriteStatisticsArrays.
+  StoreChannelLanes(dv, mean, rows.mean_out, c);
+  StoreChannelLanes(dv, invstd, rows.invstd_out, c);
+  const V keep = hn::Set(dv, 1.0 - rows.momentum), momentum = hn::Set(dv, rows.momentum);
+  if (rows.running_mean != nullptr) {
+    const V old = LoadChannelLanes(dv, rows.running_mean, c, 0.0);
+    StoreChannelLanes(dv, hn::Add(hn::Mul(keep, old), hn::Mul(momentum, mean)), rows.running_mean, c);
+  }
+  if (rows.running_var != nullptr) {
+    // Unbiased; one element per channel has no unbiased variance (NaN).
+    const V unbiased = rows.reduce_size < 2 ? hn::Set(dv, NAN) : Divided(dv, m2, by_m_minus_1);
+    const V old = LoadChannelLanes(dv, rows.running_var, c, 0.0);
+    StoreChannelLanes(dv, hn::Add(hn::Mul(keep, old), hn::Mul(momentum, unbiased)), rows.running_var, c);
+  }
+}
+
+// aclnn(Fast)BatchNormBackward training, channels [c, c + Lanes(dv)).
+template <class DV>
+HWY_INLINE void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
+                                       double inv_m) {
+  using V = hn::Vec<DV>;
+  const float* HWY_RESTRICT x = rows.big[kX] + c;
+  const float* HWY_RESTRICT dy = rows.big[kDy] + c;
+  float* HWY_RESTRICT dx = rows.out + c;
+  // PrepareChannels.
+  const V mean = LoadChannelLanes(dv, rows.mean, c, 0.0);
+  const V invstd = LoadChannelLanes(dv, rows.invstd, c, 1.0);
+  const V scale = hn::Mul(LoadChannelLanes(dv, rows.weight, c, 1.0), invstd);
+  // RowsBlock<kReduce>, then Combine into the zero sums.
+  V part_dy = hn::Zero(dv), part_dyx = hn::Zero(dv);
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V g = LoadRow(dv, dy + rows.offset[kDy][r]);
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
+    part_dy = hn::Add(part_dy, g);
+    part_dyx = MulAddF64(g, centered, part_dyx);
+  }
+  const V sum_dy = hn::Add(hn::Zero(dv), part_dy);
+  const V sum_dyx = hn::Add(hn::Zero(dv), part_dyx);
+  // TrainingCoefficients.
+  const V m_inverse = hn::Set(dv, inv_m);
+  const V slope = hn::Mul(hn::Mul(hn::Neg(scale), hn::Mul(invstd, invstd)), hn::Mul(sum_dyx, m_inverse));
+  const V shift = hn::Mul(hn::Neg(scale), hn::Mul(sum_dy, m_inverse));
+  // RowSegment<kTrainWrite>.
+  for (int64_t r = 0; r < rows.count; ++r) {
+    const V g = LoadRow(dv, dy + rows.offset[kDy][r]);
+    const V centered = hn::Sub(LoadRow(dv, x + rows.offset[kX][r]), mean);
+    const V value = MulAddF64(scale, g, MulAddF64(slope, centered, shift));
+    hn::StoreU(DemoteToFloat(dv, value), hn::Rebind<float, DV>(), dx + rows.offset[kDx][r]);
+  }
+  // WriteChannelOutputs.
+  StoreChannelLanes(dv, hn::Mul(invstd, sum_dyx), rows.grad_weight, c);
+  StoreChannelLanes(dv, sum_dy, rows.grad_bias, c);
+}
+
+// Whether each per-channel vector the small-rows kernels write lies apart from everything
+// else the call reads or writes: they write it one vector of channels at a time, between
+// reads, where the general path writes it after every pass.
+inline bool SmallRowsOutputsApart(const BatchNormPlan& plan) {
+  struct Span {
+    const char* begin;
+    const char* end;
+  };
+  Span spans[bn::kNumBigTensors + 10];
+  bool written[bn::kNumBigTensors + 10] = {};
+  int count = 0;
+  const int64_t element = static_cast<int64_t>(sizeof(float));
+  for (int t = 0; t < bn::kNumBigTensors; ++t) {
+    if (plan.big[t] == nullptr) continue;
+    int64_t low = 0, high = plan.row_width;  // elements, relative to the first row's first lane
+    for (int k = 0; k < plan.outer.rank; ++k) {
+      const int64_t reach = (plan.outer.size[k] - 1) * plan.outer.stride[t][k];
+      (reach < 0 ? low : high) += reach;
+    }
+    spans[count++] = {plan.big[t] + low * element, plan.big[t] + high * element};
+  }
+  const bool forward = plan.operation == bn::Operation::kForwardTraining;
+  const std::pair<const bn::ChannelVector*, bool> vectors[] = {
+      {&plan.weight, false},         {&plan.bias, false},           {&plan.mean, false},
+      {&plan.spread, false},         {&plan.grad_weight, true},     {&plan.grad_bias, true},
+      {&plan.mean_out, forward},     {&plan.invstd_out, forward},   {&plan.running_mean, forward},
+      {&plan.running_var, forward}};
+  for (const auto& [v, writes] : vectors) {
+    if (v->data == nullptr) continue;
+    written[count] = writes;
+    spans[count++] = {v->data, v->data + plan.channels * element};
+  }
+  for (int i = 0; i < count; ++i) {
+    for (int j = 0; j < count; ++j) {
+      if (i != j && written[i] && spans[i].begin < spans[j].end && spans[j].begin < spans[i].end) return false;
+    }
+  }
+  return true;
+}
+
+// The whole small-rows operator: full vectors of channels, then one channel at a time.
+inline void RunSmallRows(const BatchNormPlan& plan) {
+  SmallRows rows;
+  const auto floats = [](const bn::ChannelVector& v) { return reinterpret_cast<float*>(v.data); };
+  for (int t = 0; t < bn::kNumBigTensors; ++t) rows.big[t] = reinterpret_cast<const float*>(plan.big[t]);
+  rows.out = reinterpret_cast<float*>(plan.big[kDx]);
+  rows.weight = floats(plan.weight);
+  rows.bias = floats(plan.bias);
+  rows.mean = floats(plan.mean);
+  rows.invstd = floats(plan.spread);
+  rows.grad_weight = floats(plan.grad_weight);
+  rows.grad_bias = floats(plan.grad_bias);
+  rows.mean_out = floats(plan.mean_out);
+  rows.invstd_out = floats(plan.invstd_out);
+  rows.running_mean = floats(plan.running_mean);
+  rows.running_var = floats(plan.running_var);
+  rows.eps = plan.eps;
+  rows.momentum = plan.momentum;
+  rows.reduce_size = plan.reduce_size;
+  rows.count = plan.outer.Count();
+  OuterCursor cursor(plan.outer, 0);
+  for (int64_t r = 0; r < rows.count; ++r, cursor.Next(plan.outer)) {
+    for (int t = 0; t < bn::kNumBigTensors; ++t) rows.offset[t][r] = cursor.offset[t];
+  }
+  const D d;
+  const hn::CappedTag<double, 1> d1;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t c = 0;
+  if (plan.operation == bn::Operation::kForwardTraining) {
+    const double m = static_cast<double>(plan.reduce_size);
+    const CountDivision by_m = MakeCountDivision(m), by_m_minus_1 = MakeCountDivision(m - 1.0);
+    for (; c + lanes <= plan.channels; c += lanes) SmallRowsForwardLanes(d, rows, c, by_m, by_m_minus_1);
+    for (; c < plan.channels; ++c) SmallRowsForwardLanes(d1, rows, c, by_m, by_m_minus_1);
+    return;
+  }
+  const double inv_m = 1.0 / static_cast<double>(plan.reduce_size);
+  for (; c + lanes <= plan.channels; c += lanes) SmallRowsBackwardLanes(d, rows, c, inv_m);
+  for (; c < plan.channels; ++c) SmallRowsBackwardLanes(d1, rows, c, inv_m);
+}
+
+// ---------------------------------------------------------------- dispatch by dtype and pass
+
+template <class T>
+void BlockTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
+  if (plan.layout == bn::Layout::kPlanar) {
+    const int64_t channel = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
+    switch (pass) {
+      case bn::kReduce: return PlanarBlock<bn::kReduce, T>(plan, ws, channel, block);
+      case bn::kTrainWrite: return PlanarBlock<bn::kTrainWrite, T>(plan, ws, channel, block);
+      case bn::kInferWrite: return PlanarBlock<bn::kInferWrite, T>(plan, ws, channel, block);
+      case bn::kAffineWrite: return PlanarBlock<bn::kAffineWrite, T>(plan, ws, channel, block);
+      case bn::kStats: return PlanarBlock<bn::kStats, T>(plan, ws, channel, block);
+      default: return PlanarBlock<bn::kInferWriteReduce, T>(plan, ws, channel, block);
+    }
+  }
+  const int64_t row_block = task / plan.lane_groups, group = task % plan.lane_groups;
+  switch (pass) {
+    case bn::kReduce: return RowsBlock<bn::kReduce, T>(plan, ws, row_block, group);
+    case bn::kTrainWrite: return RowsBlock<bn::kTrainWrite, T>(plan, ws, row_block, group);
+    case bn::kInferWrite: return RowsBlock<bn::kInferWrite, T>(plan, ws, row_block, group);
+    case bn::kAffineWrite: return RowsBlock<bn::kAffineWrite, T>(plan, ws, row_block, group);
+    case bn::kStats: return RowsBlock<bn::kStats, T>(plan, ws, row_block, group);
+    default: return RowsBlock<bn::kInferWriteReduce, T>(plan, ws, row_block, group);
+  }
+}
+
+template <class T>
+void WriteTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
+  switch (pass) {
+    case bn::kTrainWrite: return PlanarWriteTask<bn::kTrainWrite, T>(plan, ws, task);
+    case bn::kInferWrite: return PlanarWriteTask<bn::kInferWrite, T>(plan, ws, task);
+    default: return PlanarWriteTask<bn::kAffineWrite, T>(plan, ws, task);
+  }
+}
+
+template <class T>
+void ReduceTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
+  if (pass == bn::kReduce) return PlanarReduceTask<bn::kReduce, T>(plan, ws, task);
+  PlanarReduceTask<bn::kInferWriteReduce, T>(plan, ws, task);
+}
+
+}  // namespace bn_kernels
+
+// Each pass's task for one dtype, defined in that dtype's translation unit.
+#define OA_BN_DECLARE_TASKS(Name)                                                                        \
+  void BlockTask##Name(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass, int64_t task);  \
+  void WriteTask##Name(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass, int64_t task);  \
+  void ReduceTask##Name(const bn::BatchNormPlan& plan, const bn::WorkspaceArrays& ws, int pass, int64_t task);
+OA_BN_DECLARE_TASKS(F32)
+OA_BN_DECLARE_TASKS(F16)
+OA_BN_DECLARE_TASKS(Bf16)
+#undef OA_BN_DECLARE_TASKS
+
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard toggled per target

@@ -1,0 +1,6 @@
+// The BFloat16 batch-norm pass tasks (see the dtype header).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/batch_norm/batch_norm_kernels_bf16.cpp"
+#define OA_BN_T BFloat16
+#define OA_BN_NAME Bf16
+#include "ops/batch_norm/batch_norm_kernels_dtype.h"
