@@ -2,7 +2,8 @@
 # Each target installs missing Debian packages first (as root; otherwise it says what to run).
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
-CTEST_FLAGS := --output-on-failure --no-tests=error
+# Tests run one per CPU (those that time themselves are RUN_SERIAL in their CMakeLists).
+CTEST_FLAGS := --output-on-failure --no-tests=error -j$(shell nproc)
 # Each stage of `make test` runs under scripts/stage.sh, which records its wall time for the
 # stage table printed at the end (scripts/stage-table.sh).
 STAGE := scripts/stage.sh
@@ -76,9 +77,10 @@ package: deps-package
 	@ls build/packages/*.deb
 
 # CI runs this: every tier but `large` (the AArch64 tier included: cross-built, run under
-# qemu-aarch64, about 7½ minutes on 2 cores), plus a bounded fuzz run of every target. The whole
-# run sees no `shared/` folder beside the clone (scripts/without-shared.sh hides it), which
-# proves on every CI run that the tree is self-contained.
+# qemu-aarch64), plus a bounded fuzz run of every target, and prints each stage's wall time
+# (docs/testing.md has the budget). The whole run sees no `shared/` folder beside the clone
+# (scripts/without-shared.sh hides it), which proves on every CI run that the tree is
+# self-contained.
 test:
 	@mkdir -p build && rm -f build/stage-times.tsv && date +%s >build/stage-start
 	@scripts/without-shared.sh $(MAKE) --no-print-directory test-all || { scripts/stage-table.sh; exit 1; }
@@ -86,7 +88,7 @@ test:
 
 test-all: test-release test-asan test-tsan test-aarch64
 	$(MAKE) fuzz FUZZ_SECONDS=$(CI_FUZZ_SECONDS)
-	@scripts/test-summary.sh build/release/ctest.log build/release/ctest-large.log build/asan/ctest.log build/tsan/ctest.log \
+	@scripts/test-summary.sh build/release/ctest.log build/asan/ctest.log build/tsan/ctest.log \
 	  build/aarch64/ctest-neon.log build/aarch64/ctest-sve128.log build/aarch64/ctest-sve256.log build/aarch64/ctest-sve512.log
 
 CI_FUZZ_SECONDS ?= 30
@@ -95,9 +97,6 @@ test-release: deps
 	$(STAGE) release-configure cmake --preset release >/dev/null
 	$(STAGE) release-build cmake --build --preset release
 	$(STAGE) release-ctest bash -o pipefail -c 'ctest --test-dir build/release $(CTEST_FLAGS) -LE large | tee build/release/ctest.log'
-	# The upsample large tier (33 system cases above 10 M elements, a > 2^31-element bf16
-	# problem) fits CI's time budget, so CI runs it too (about 2 minutes).
-	$(STAGE) release-ctest-large bash -o pipefail -c 'ctest --test-dir build/release $(CTEST_FLAGS) -L large -R upsample | tee build/release/ctest-large.log'
 
 test-asan: deps
 	$(STAGE) asan-configure cmake --preset asan >/dev/null
@@ -153,7 +152,8 @@ bench: deps-bench
 # Each fuzzer first replays the inputs of past findings (fuzz/regressions/<name>/) on every
 # SIMD target, then fuzzes for FUZZ_SECONDS from its committed seed corpus
 # (fuzz/corpus/<name>/), each input on the target its last byte picks; new inputs go to a
-# scratch folder, findings to build/fuzz/. Any finding fails the target.
+# scratch folder, findings to build/fuzz/. Any finding fails the target. The fuzzers run
+# side by side, one per CPU (scripts/fuzz-run.sh).
 FUZZ_SECONDS ?= 60
 fuzz: deps-fuzz
 	$(STAGE) fuzz-configure cmake --preset fuzz >/dev/null
@@ -161,18 +161,7 @@ fuzz: deps-fuzz
 	@$(STAGE) fuzz-run $(MAKE) --no-print-directory fuzz-run
 
 fuzz-run:
-	@for fuzzer in build/fuzz/fuzz/*_fuzzer; do \
-	  name=$$(basename $$fuzzer _fuzzer); \
-	  scratch=build/fuzz/corpus/$$name; mkdir -p $$scratch fuzz/corpus/$$name; \
-	  if [ -n "$$(ls fuzz/regressions/$$name 2>/dev/null)" ]; then \
-	    echo "=== $$name: replaying fuzz/regressions/$$name"; \
-	    OPENACLNN_FUZZ_EVERY_TARGET=1 "$$fuzzer" fuzz/regressions/$$name/* >build/fuzz/$$name.replay.log 2>&1 || { cat build/fuzz/$$name.replay.log; exit 1; }; \
-	  fi; \
-	  echo "=== $$name: fuzzing for $(FUZZ_SECONDS) s"; \
-	  "$$fuzzer" -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/ \
-	      $$scratch fuzz/corpus/$$name >build/fuzz/$$name.log 2>&1 || { tail -n 40 build/fuzz/$$name.log; exit 1; }; \
-	  grep -E "^Done|^stat::number_of_executed_units" build/fuzz/$$name.log; \
-	done
+	@scripts/fuzz-run.sh $(FUZZ_SECONDS)
 
 # On demand, not in CI: rebuilds the kernels once per mutation (see docs/testing.md).
 mutation-check: deps

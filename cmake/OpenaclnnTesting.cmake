@@ -13,7 +13,8 @@
 # per CPU model the labels of the targets that model does not run.
 # Labels in use: unit (no torch; also built with sanitizers), oracle (compares with
 # libtorch), threads (ThreadSanitizer build), large (slow tier, run by `make test-large`),
-# pytorch (the PyTorch extension under /usr/bin/python3, tests/pytorch).
+# pytorch (the PyTorch extension under /usr/bin/python3, tests/pytorch), kernel (every
+# registration of a test registered per target).
 
 if(CMAKE_CROSSCOMPILING)
   set(simd_probe_args --compiled)
@@ -66,11 +67,15 @@ function(openaclnn_add_test target)
     set(first 0)
   endif()
   add_test(NAME ${target} COMMAND ${target} ${T_ARGS})
-  set_tests_properties(${target} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
-    ENVIRONMENT "OPENACLNN_SIMD=${best}")
   if(T_NO_BASELINE)
+    set_tests_properties(${target} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+      ENVIRONMENT "OPENACLNN_SIMD=${best}")
     return()
   endif()
+  # Label "kernel": registered once per target, so its code depends on the target (the
+  # AArch64 runs after the first run only these).
+  set_tests_properties(${target} PROPERTIES LABELS "${T_LABELS};kernel" TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "OPENACLNN_SIMD=${best}")
   list(LENGTH OPENACLNN_TEST_SIMD_TARGETS count)
   math(EXPR last "${count} - 1")
   foreach(index RANGE ${first} ${last})
@@ -89,7 +94,7 @@ function(openaclnn_add_test target)
       list(APPEND label target_${simd})
     endif()
     add_test(NAME ${name} COMMAND ${target} ${T_ARGS})
-    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS};${label}" TIMEOUT ${T_TIMEOUT}
+    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS};${label};kernel" TIMEOUT ${T_TIMEOUT}
       ENVIRONMENT "OPENACLNN_SIMD=${simd}")
   endforeach()
 endfunction()

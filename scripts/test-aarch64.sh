@@ -2,7 +2,8 @@
 # make test-aarch64: cross-builds the library, examples and unit tests for AArch64 (preset
 # aarch64: g++-aarch64-linux-gnu, arm64 multiarch packages) and runs the unit and example
 # tests under qemu-aarch64 on CPU models that together reach every SIMD target the library
-# dispatches to on ARM. Each run prints its own CTest summary (and keeps it in
+# dispatches to on ARM: all of them on the NEON model, the per-target ones (label kernel)
+# on the SVE models. Each run prints its own CTest summary (and keeps it in
 # build/aarch64/ctest-<run>.log).
 #
 # The tests are registered once per compiled target (cmake/OpenaclnnTesting.cmake): `<test>`
@@ -25,9 +26,9 @@ $stage aarch64-build cmake --build --preset aarch64 -j "$jobs" --target openacln
 info=$build/tools/openaclnn_info/openaclnn-info
 compiled="SVE2_128 SVE_256 SVE2 SVE NEON"  # what Highway 1.0 compiles for AArch64 with GCC 12
 
-# run <name> <QEMU_CPU> <expected targets, best first> <targets covered by another run>
+# run <name> <QEMU_CPU> <expected targets, best first> <targets covered by another run> <labels>
 run() {
-  local name=$1 cpu=$2 expected=$3 covered=$4
+  local name=$1 cpu=$2 expected=$3 covered=$4 labels=$5
   local available
   available=$(QEMU_CPU=$cpu qemu-aarch64 -L / "$info" | sed -n 's/^simd.available: //p')
   if [ "$available" != "$expected" ]; then
@@ -45,19 +46,21 @@ run() {
     [[ " ${left_out[*]} " == *" $target "* ]] || runs+=", $target (forced)"
   done
   echo
-  echo "=== AArch64 $name: QEMU_CPU=$cpu; this model runs $available; tests run on $runs"
+  echo "=== AArch64 $name: QEMU_CPU=$cpu; this model runs $available; tests ($labels) run on $runs"
   local exclude
   exclude=$(IFS='|'; echo "${left_out[*]}")
   QEMU_CPU=$cpu $stage "aarch64-ctest-$name" bash -o pipefail -c \
-    'ctest --test-dir "$0" --output-on-failure --no-tests=error -j "$1" -L "unit|example" -LE "^target_($2)\$" | tee "$0/ctest-$3.log"' \
-    "$build" "$jobs" "$exclude" "$name"
+    'ctest --test-dir "$0" --output-on-failure --no-tests=error -j "$1" -L "$4" -LE "^target_($2)\$" | tee "$0/ctest-$3.log"' \
+    "$build" "$jobs" "$exclude" "$name" "$labels"
 }
 
-# NEON only (Cortex-A72: Armv8.0 with AES, no SVE).
-run neon cortex-a72 "NEON" ""
+# NEON only (Cortex-A72: Armv8.0 with AES, no SVE): every unit and example test.
+run neon cortex-a72 "NEON" "" "unit|example"
+# The SVE runs: only the tests registered per target (label kernel); the others run the
+# same target-independent code on every model, which the NEON run covers.
 # SVE and SVE2 at 128 bits: SVE2_128 (best), SVE2 and SVE forced.
-run sve128 max,sve-default-vector-length=16 "SVE2_128 SVE2 SVE NEON" "NEON"
+run sve128 max,sve-default-vector-length=16 "SVE2_128 SVE2 SVE NEON" "NEON" "kernel"
 # 256 bits: SVE_256 (best); SVE2 and SVE run at 128 and 512 bits.
-run sve256 max,sve-default-vector-length=32 "SVE_256 SVE2 SVE NEON" "SVE2 SVE NEON"
+run sve256 max,sve-default-vector-length=32 "SVE_256 SVE2 SVE NEON" "SVE2 SVE NEON" "kernel"
 # 512 bits: SVE2 (best), SVE forced.
-run sve512 max,sve-default-vector-length=64 "SVE2 SVE NEON" "NEON"
+run sve512 max,sve-default-vector-length=64 "SVE2 SVE NEON" "NEON" "kernel"
