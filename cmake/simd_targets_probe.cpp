@@ -4,7 +4,8 @@
 // run, see cmake/OpenaclnnTesting.cmake). HWY_DISABLED_TARGETS comes from the same compile
 // definition as the library's (see src/CMakeLists.txt), so the lists agree. With
 // --all-but-best it prints the mask of the compiled targets other than the best one this
-// CPU runs and Highway's static baseline (OPENACLNN_SIMD_TARGETS=best disables them).
+// CPU runs and Highway's static baseline (OPENACLNN_SIMD_TARGETS=best disables them), with
+// --unsupported the mask of those this CPU does not run (OPENACLNN_SIMD_TARGETS=supported).
 #include <hwy/highway.h>
 #include <hwy/targets.h>
 
@@ -15,6 +16,12 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "--all-but-best") == 0) {
     const int64_t best = hwy::SupportedAndGeneratedTargets().front();
     std::printf("0x%llxLL", static_cast<unsigned long long>(HWY_TARGETS & ~(best | HWY_STATIC_TARGET)));
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--unsupported") == 0) {
+    int64_t supported = HWY_STATIC_TARGET;
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) supported |= target;
+    std::printf("0x%llxLL", static_cast<unsigned long long>(HWY_TARGETS & ~supported));
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "--compiled") == 0) {

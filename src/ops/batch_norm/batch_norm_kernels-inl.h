@@ -50,9 +50,10 @@ HWY_INLINE V MulAddF64(V a, V b, V c) {
   return hn::Add(hn::Mul(a, b), c);
 }
 
-template <class T>
-HWY_INLINE VD LoadWide(D d, const T* HWY_RESTRICT p) {
-  return hn::PromoteTo(d, LoadAsFloat(DF(), p));
+// Lanes of d (any double tag) from elements of T, widened.
+template <class DV, class T>
+HWY_INLINE hn::Vec<DV> LoadWide(DV d, const T* HWY_RESTRICT p) {
+  return hn::PromoteTo(d, LoadAsFloat(hn::Rebind<float, DV>(), p));
 }
 
 // f64 -> f32 rounded to nearest with IEEE overflow to +-Inf on every target. Highway's
