@@ -12,6 +12,7 @@
 #include "aclnn/aclnn_base.h"
 #include "core/dtype.h"
 #include "core/handles.h"
+#include "core/soc_profile.h"
 #include "core/verbose.h"
 #include "runtime/error.h"
 
@@ -41,10 +42,12 @@ inline std::string DoubleToString(double value) {
 }
 
 // Runs an API body so that no C++ exception crosses the C boundary: running out of host
-// memory while planning (a huge problem) becomes a status and a message, not an abort.
+// memory while planning (a huge problem) becomes a status and a message, not an abort. A
+// process whose OPENACLNN_SOC_VERSION names no chip we model is refused before any check.
 template <typename Body>
 aclnnStatus CatchExceptions(const char* api, const Body& body) noexcept {
   try {
+    if (const aclnnStatus status = CheckSocProfileKnown(api)) return status;
     return body();
   } catch (const std::bad_alloc&) {
     return Fail(ACLNN_ERR_INNER, "%s: out of host memory while planning the call", api);

@@ -16,7 +16,7 @@ namespace {
 
 // The environment variables the library reads, in the order the README lists them.
 const char* const kEnvironmentVariables[] = {"OPENACLNN_SIMD", "OPENACLNN_NUM_THREADS", "OMP_NUM_THREADS",
-                                             "OPENACLNN_VERBOSE", "OPENACLNN_VERBOSE_FILE"};
+                                             "OPENACLNN_VERBOSE", "OPENACLNN_VERBOSE_FILE", "OPENACLNN_SOC_VERSION"};
 
 std::string ReadFirstLine(const std::string& path) {
   std::ifstream file(path);

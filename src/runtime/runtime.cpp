@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "acl/acl_rt.h"
+#include "core/soc_profile.h"
 #include "runtime/fork.h"
 #include "runtime/handle_table.h"
 #include "runtime/runtime_state.h"
@@ -280,5 +281,10 @@ extern "C" const char* aclrtGetSocName(void) {
   if (!oa::RuntimeInitialized()) {
     return Fail<const char*>(nullptr, "aclrtGetSocName: the runtime is not initialized; call aclInit first");
   }
-  return "openaclnn-cpu";
+  const oa::SocProfile& soc = oa::CurrentSocProfile();
+  if (soc.chip == oa::Chip::kUnknown) {
+    oa::CheckSocProfileKnown("aclrtGetSocName");  // leaves the message
+    return nullptr;
+  }
+  return soc.soc_name.c_str();  // OPENACLNN_SOC_VERSION, or "openaclnn-cpu" (the default profile)
 }

@@ -1,6 +1,7 @@
-// aclnnBatchNormElemt against a long-double evaluation of (x - mean) * invstd * w + b: every
-// layout and dtype (mixed per-channel dtypes), in place, null weight/bias, eps ignored, and
-// the same bits for any thread count.
+// aclnnBatchNormElemt against a long-double evaluation of (x - mean) * |invstd| * w + b (upstream
+// rebuilds a variance 1/invstd^2 - eps, so a negative invstd counts as its magnitude): every
+// layout and dtype (mixed per-channel dtypes), negative invstd, in place, null weight/bias, eps
+// ignored, and the same bits for any thread count.
 #include "bn_family_reference.h"
 
 #include "aclnnop/aclnn_batch_norm_elemt.h"
@@ -27,7 +28,8 @@ struct ElemtProblem {
     bnfam::FillRandom(channel[1], rng, -1.0, 1.0);
     for (int64_t c = 0; c < s.channels(); ++c) {
       channel[2].Set(c, s.center + s.scale * rng.NextIn(-0.5, 0.5));
-      channel[3].Set(c, rng.NextIn(0.5, 2.0) / s.scale);
+      const double sign = rng.NextIn(0.0, 1.0) < 0.25 ? -1.0 : 1.0;  // out of contract, upstream's result
+      channel[3].Set(c, sign * rng.NextIn(0.5, 2.0) / s.scale);
     }
     if (!in_place) y.buffer->FillView(0xA5);
   }
@@ -52,7 +54,7 @@ struct ElemtReference {
       const long double w = p.s.present[0] ? p.channel[0].Get(c) : 1.0;
       const long double b = p.s.present[1] ? p.channel[1].Get(c) : 0.0;
       const long double centered = p.x.Get(i) - static_cast<long double>(p.channel[2].Get(c));
-      const long double r = p.channel[3].Get(c);
+      const long double r = std::fabs(p.channel[3].Get(c));
       value.push_back(static_cast<double>(centered * r * w + b));
       scale.push_back(static_cast<double>(std::fabs(centered * r * w) + std::fabs(b)));
     }
@@ -87,6 +89,17 @@ TEST(BatchNormElemtReference, EpsIgnored) {
   ASSERT_EQ(a.Run(), ACLNN_SUCCESS);
   ASSERT_EQ(b.Run(), ACLNN_SUCCESS);
   EXPECT_TRUE(bnfam::SameBits(a.y, b.y));
+}
+
+// Issue 27: a negative invstd gives upstream's (x - mean) * |invstd| * w + b.
+TEST(BatchNormElemtReference, NegativeInvstdCountsAsItsMagnitude) {
+  Spec s;
+  s.shape = {2, 3, 5};
+  ElemtProblem positive(s, false), negative(s, false);
+  for (int64_t c = 0; c < s.channels(); ++c) negative.channel[3].Set(c, -positive.channel[3].Get(c));
+  ASSERT_EQ(positive.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(negative.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_TRUE(bnfam::SameBits(positive.y, negative.y));
 }
 
 TEST(BatchNormElemtReference, EmptyBatchWritesNothing) {

@@ -106,16 +106,17 @@ Expected Reference(const Problem& p) {
   const double momentum = static_cast<float>(p.momentum), eps = static_cast<float>(p.eps);
   Expected e;
   double total = 0;
-  for (int64_t n = 0; n < p.ranks; ++n) total += p.counts[n] > 0 ? p.counts[n] : 0.0;
+  // Rows with count 0 are skipped; every other row (a negative count too) enters, as upstream's.
+  for (int64_t n = 0; n < p.ranks; ++n) total += p.counts[n];
   for (int64_t c = 0; c < p.channels; ++c) {
     double sum = 0;
     for (int64_t n = 0; n < p.ranks; ++n) {
-      if (p.counts[n] > 0) sum += p.counts[n] * p.mean[n][c];
+      if (p.counts[n] != 0) sum += p.counts[n] * p.mean[n][c];
     }
     const double mean = sum / total;
     double m2 = 0;
     for (int64_t n = 0; n < p.ranks; ++n) {
-      if (!(p.counts[n] > 0)) continue;
+      if (p.counts[n] == 0) continue;
       const double var = 1.0 / (p.invstd[n][c] * p.invstd[n][c]) - eps;
       m2 += p.counts[n] * (var + (p.mean[n][c] - mean) * (p.mean[n][c] - mean));
     }
@@ -308,11 +309,15 @@ Problem RandomProblem(std::mt19937_64& rng) {
   const aclDataType mean_type = p.gathered ? p.gathered_dtype : p.mean_dtype;
   const aclDataType invstd_type = p.gathered ? p.gathered_dtype : p.invstd_dtype;
   const aclDataType counts_type = p.gathered ? p.gathered_dtype : p.counts_dtype;
-  const int count_kind = static_cast<int>(rng() % 6);  // 0: all zero, 1: fractional, else integers with zeros
+  // 0: all zero, 1: fractional, 2: integers, some negative (out of contract, upstream's
+  // formula applies), else integers with zeros
+  const int count_kind = static_cast<int>(rng() % 7);
   for (int64_t n = 0; n < p.ranks; ++n) {
     double count = 0;
     if (count_kind == 1) {
       count = std::floor(unit(rng) * 64.0) / 8.0;  // multiples of 1/8, exact in every dtype
+    } else if (count_kind == 2) {
+      count = static_cast<double>(1 + rng() % 200) * (rng() % 3 == 0 ? -1.0 : 1.0);
     } else if (count_kind != 0) {
       count = rng() % 4 == 0 ? 0.0 : static_cast<double>(1 + rng() % 200);
     }
@@ -386,6 +391,24 @@ TEST(BatchNormGatherStatsWithCountsReference, GlobalCountOfOneGivesNonFiniteRunn
     EXPECT_EQ(call.mean_all->view.Get(c), p.mean[1][c]);
     EXPECT_FALSE(std::isfinite(call.running_var->view.Get(c)));
   }
+  call.Check(p, 2.0);
+}
+
+// Issue 27: only count-0 rows are skipped; a negative count enters the formula as upstream's
+// (ATK's tables have such cases): meanAll = (4*1 + (-1)*3) / 3 = 1/3, not the 1 that skipping
+// the row would give.
+TEST(BatchNormGatherStatsWithCountsReference, NegativeCountsEnterTheFormula) {
+  Problem p;
+  p.ranks = 3;
+  p.channels = 1;
+  p.counts = {4.0, -1.0, 0.0};
+  p.mean = {{1.0}, {3.0}, {0.0}};
+  p.invstd = {{0.5}, {0.25}, {0.0}};
+  p.running_mean = {0.0};
+  p.running_var = {1.0};
+  Call call(p);
+  ASSERT_TRUE(call.Run(p));
+  EXPECT_FLOAT_EQ(call.mean_all->view.Get(0), 1.0f / 3.0f);
   call.Check(p, 2.0);
 }
 

@@ -59,6 +59,7 @@ aclnnStatus Validate(const Arguments& a) {
   OA_CHECK(a.input->Rank() != 5 || a.input->format == ACL_FORMAT_NCDHW || a.input->format == ACL_FORMAT_NDHWC,
            ACLNN_ERR_PARAM_INVALID, "%s: a 5-D input must be labelled NCDHW or NDHWC, got %s", kApi,
            Describe(*a.input).c_str());
+  OA_RETURN_IF_ERROR(CheckChannelsLastSupported(kApi, "input", a.input));
 
   // 5. Rank and shapes.
   OA_RETURN_IF_ERROR(CheckRank(kApi, "input", a.input));
@@ -145,6 +146,7 @@ aclnnStatus GetWorkspaceSize(const Arguments& a, uint64_t* workspace_size, aclOp
     in.running_var = a.running_var;
     in.mean_out = a.save_mean;
     in.invstd_out = a.save_invstd;
+    in.save_variance = CurrentSocProfile().save_invstd_is_variance;
   } else {
     in.operation = Operation::kAffine;
     in.training = false;  // spread is a variance

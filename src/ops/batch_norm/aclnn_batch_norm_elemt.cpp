@@ -79,7 +79,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* input, const aclTensor* weight, co
   in.weight = weight;
   in.bias = bias;
   in.mean = mean;
-  in.spread = invstd;  // used as given: eps does not enter the result
+  in.spread = invstd;  // eps does not enter the result; its sign does not either, as upstream's
+  in.spread_kind = SpreadKind::kInvstdMagnitude;
   in.training = true;
   in.output = output;
   return PublishPlan(kRunApi, MakePlan(in, NumThreads()), bind, workspace_size, executor);

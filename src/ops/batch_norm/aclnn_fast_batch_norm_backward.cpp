@@ -136,6 +136,7 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
   OA_RETURN_IF_ERROR(CheckFormatLabels(api, {{"input", a.input}, {"gradOut", a.grad_out}, {"gradInput", grad_input}},
                                        {{"weight", a.weight}, {mean_name, mean}, {spread_name, spread},
                                         {"gradWeight", grad_weight}, {"gradBias", grad_bias}}));
+  OA_RETURN_IF_ERROR(CheckChannelsLastSupported(api, "input", a.input));
 
   // 7. Rank and shapes.
   OA_CHECK(a.input->Rank() >= kMinRank && a.input->Rank() <= kMaxRank, ACLNN_ERR_PARAM_INVALID,
@@ -179,6 +180,12 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
   in.spread = spread;
   in.training = a.training;
   in.eps = a.eps;
+  // Every chip but the 950: saveInvstd holds the batch variance aclnnBatchNorm wrote there; eps
+  // enters as float, as in that forward (upstream's BNTrainingUpdateGrad takes it as float).
+  if (a.training && CurrentSocProfile().save_invstd_is_variance) {
+    in.spread_kind = SpreadKind::kVariance;
+    in.eps = RoundToFloat32(a.eps);
+  }
   in.output = grad_input;
   in.grad_weight = grad_weight;
   in.grad_bias = grad_bias;

@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/overlap.h"
+#include "core/soc_profile.h"
 #include "ops/batch_norm/batch_norm_kernels.h"
 #include "ops/batch_norm/batch_norm_plan.h"
 
@@ -74,9 +75,26 @@ inline aclnnStatus CheckHasData(const char* api, const Named& n) {
   return ACLNN_SUCCESS;
 }
 
+// The family's dtypes: FLOAT, FLOAT16 and BFLOAT16, less BFLOAT16 on the chips without it
+// (910, 310P: upstream's dtype list for their arch).
 inline aclnnStatus CheckFloatDtype(const char* api, const char* name, const aclTensor* t) {
   OA_CHECK(IsFloatingPoint16or32(t->dtype), ACLNN_ERR_PARAM_INVALID,
            "%s: %s must be float32, float16 or bfloat16, got %s", api, name, Describe(*t).c_str());
+  const SocProfile& soc = CurrentSocProfile();
+  OA_CHECK(t->dtype != ACL_BF16 || soc.batch_norm_bf16, ACLNN_ERR_PARAM_INVALID,
+           "%s: %s is bfloat16, which the batch-norm operators do not support on %s; use float32 or float16",
+           api, name, soc.description.c_str());
+  return ACLNN_SUCCESS;
+}
+
+// aclnnBatchNorm and its backward on every chip but the 950: no channels-last labels (upstream
+// takes ND, NCL, NCHW, NCDHW there, and NDHWC only on the 950's register-based kernels).
+inline aclnnStatus CheckChannelsLastSupported(const char* api, const char* name, const aclTensor* t) {
+  const SocProfile& soc = CurrentSocProfile();
+  OA_CHECK(soc.batch_norm_channels_last || (t->format != ACL_FORMAT_NHWC && t->format != ACL_FORMAT_NDHWC),
+           ACLNN_ERR_PARAM_INVALID,
+           "%s: %s is labelled %s, which this operator does not support on %s; use ND, NCL, NCHW or NCDHW", api,
+           name, FormatName(t->format), soc.description.c_str());
   return ACLNN_SUCCESS;
 }
 

@@ -21,9 +21,10 @@ void WriteAt(const ChannelVector& v, int64_t i, double value) {
   WriteElement(v.data + i * v.stride_bytes, v.dtype, value);
 }
 
-// Only rows with a positive count take part: a rank with an empty batch sends count 0 and
-// invstd 0, whose 1/invstd^2 would otherwise poison the channel with 0 * inf.
-bool Contributes(double count) { return count > 0.0; }
+// Every row takes part, as upstream's, except those with count 0: a rank with an empty
+// batch sends count 0 and invstd 0, whose 1/invstd^2 would poison the channel with 0 * inf.
+// Negative (out-of-contract) counts enter the formula as upstream's do.
+bool Contributes(double count) { return count != 0.0; }
 
 }  // namespace
 

@@ -76,8 +76,10 @@ void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   const bool affine = plan.operation == Operation::kAffine;
   ReadChannels(plan.mean, channels, 0.0, ws.mean);
   ReadChannels(plan.spread, channels, 1.0, ws.invstd);
-  if (!plan.training) {
+  if (plan.spread_kind == SpreadKind::kVariance) {
     for (int64_t c = 0; c < channels; ++c) ws.invstd[c] = 1.0 / std::sqrt(ws.invstd[c] + plan.eps);
+  } else if (plan.spread_kind == SpreadKind::kInvstdMagnitude) {
+    for (int64_t c = 0; c < channels; ++c) ws.invstd[c] = std::fabs(ws.invstd[c]);
   }
   ReadChannels(plan.weight, channels, 1.0, ws.scale);
   for (int64_t c = 0; c < channels; ++c) ws.scale[c] *= ws.invstd[c];
@@ -320,7 +322,9 @@ void WriteStatisticsAs(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
   for (int64_t c = 0; c < plan.channels; ++c) {
     const double mean = ws.mean[c];
     if (plan.mean_out.data != nullptr) StoreChannel<kDenseFloat>(plan.mean_out, c, mean);
-    if (plan.invstd_out.data != nullptr) StoreChannel<kDenseFloat>(plan.invstd_out, c, ws.invstd[c]);
+    if (plan.invstd_out.data != nullptr) {
+      StoreChannel<kDenseFloat>(plan.invstd_out, c, plan.save_variance ? ws.sum_dyx[c] / count : ws.invstd[c]);
+    }
     if (plan.operation != Operation::kForwardTraining) continue;
     if (plan.running_mean.data != nullptr) {
       const double old = LoadChannel<kDenseFloat>(plan.running_mean, c);
@@ -374,7 +378,13 @@ void WriteStatisticsArrays(const BatchNormPlan& plan, const WorkspaceArrays& ws)
   const double* HWY_RESTRICT invstd = ws.invstd;
   const double* HWY_RESTRICT m2 = ws.sum_dyx;
   StoreChannelArray(plan.mean_out, channels, [mean](int64_t c) { return mean[c]; });
-  StoreChannelArray(plan.invstd_out, channels, [invstd](int64_t c) { return invstd[c]; });
+  if (plan.save_variance) {  // the biased batch variance (every chip but the 950)
+    WithDivisionBy(static_cast<double>(plan.reduce_size), [&](auto divide) {
+      StoreChannelArray(plan.invstd_out, channels, [=](int64_t c) { return divide(m2[c]); });
+    });
+  } else {
+    StoreChannelArray(plan.invstd_out, channels, [invstd](int64_t c) { return invstd[c]; });
+  }
   if (plan.operation != Operation::kForwardTraining) return;
   const double momentum = plan.momentum;
   const char* HWY_RESTRICT running_mean = plan.running_mean.data;

@@ -81,6 +81,14 @@ enum class Layout {
   kRows,
 };
 
+// What the statistic `spread` holds.
+enum class SpreadKind {
+  kInvstd,           // 1/sqrt(var + eps), used as given
+  kVariance,         // a variance: the kernels use 1/sqrt(var + eps) (inference; training on every chip but the 950)
+  kInvstdMagnitude,  // an invstd whose sign does not count: aclnnBatchNormElemt, whose upstream
+                     // rebuilds var = 1/invstd^2 - eps, so its result uses |invstd|
+};
+
 struct BatchNormPlan {
   // ---- the problem ----
   Operation operation = Operation::kBackward;
@@ -90,6 +98,11 @@ struct BatchNormPlan {
   // The statistics: true when `spread` is an invstd (training backward, the SyncBN operators),
   // false when it is a variance to turn into 1/sqrt(var + eps) (inference).
   bool training = true;
+  // How the kernels read `spread` (inference: always a variance).
+  SpreadKind spread_kind = SpreadKind::kInvstd;
+  // kForwardTraining: saveInvstd receives the biased batch variance, not 1/sqrt(var + eps)
+  // (every chip but the 950, src/core/soc_profile.h).
+  bool save_variance = false;
   double eps = 1e-5;
   double momentum = 0.1;    // kForwardTraining
   int64_t channels = 0;

@@ -90,6 +90,8 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   const int64_t channels = in.input->view_dims[1];
   plan.operation = in.operation;
   plan.training = in.training;
+  plan.spread_kind = in.training ? in.spread_kind : SpreadKind::kVariance;
+  plan.save_variance = in.save_variance;
   plan.eps = in.eps;
   plan.momentum = in.momentum;
   plan.channels = channels;
@@ -273,7 +275,8 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
                                   (plan.operation == Operation::kBackward && plan.training);
   plan.small_rows = plan.layout == Layout::kRows && plan.row_width == channels && plan.row_blocks == 1 &&
                     plan.outer.Count() <= kMaxSmallRows && plan.io_dtype == ACL_FLOAT && !plan.mixed_dtypes &&
-                    training_operation && plan.want_dx() && dense_vectors;
+                    training_operation && plan.want_dx() && dense_vectors &&
+                    plan.spread_kind == SpreadKind::kInvstd && !plan.save_variance;
 
   // Not for the fused planar pass, whose channel is cache-hot (measured slightly slower).
   // Only when every output segment (a planar run, a row's lane group) covers whole cache lines:

@@ -22,6 +22,8 @@ struct PlanInputs {
   const aclTensor* mean = nullptr;
   const aclTensor* spread = nullptr;
   bool training = true;
+  SpreadKind spread_kind = SpreadKind::kInvstd;  // training only (inference reads a variance)
+  bool save_variance = false;                    // kForwardTraining: saveInvstd gets the variance
   double eps = 1e-5;
   double momentum = 0.1;
   const aclTensor* output = nullptr;

@@ -13,6 +13,7 @@
 #include "core/executor.h"
 #include "core/overlap.h"
 #include "core/simd.h"
+#include "core/soc_profile.h"
 #include "core/thread_pool.h"
 #include "ops/upsample/upsample_nearest_exact3d_plan.h"
 
@@ -64,6 +65,11 @@ aclnnStatus Validate(const aclTensor* self, const aclIntArray* outputSize, const
   // 3. Data types.
   OA_CHECK(IsFloatingPoint16or32(self->dtype), ACLNN_ERR_PARAM_INVALID,
            "%s: self must be float32, float16 or bfloat16, got %s", kApi, DataTypeName(self->dtype));
+  // The 310P takes FLOAT and FLOAT16 only (upstream's forward branches on it; the backward does not).
+  const SocProfile& soc = CurrentSocProfile();
+  OA_CHECK(self->dtype != ACL_BF16 || soc.upsample_bf16, ACLNN_ERR_PARAM_INVALID,
+           "%s: self is bfloat16, which this operator does not support on %s; use float32 or float16", kApi,
+           soc.description.c_str());
   OA_CHECK(out->dtype == self->dtype, ACLNN_ERR_PARAM_INVALID, "%s: out must have the dtype of self (%s), got %s",
            kApi, DataTypeName(self->dtype), DataTypeName(out->dtype));
 
