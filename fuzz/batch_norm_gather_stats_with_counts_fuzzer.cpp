@@ -51,18 +51,19 @@ void CheckValues(const Tensors& t, bool has_rm, bool has_rv, const std::vector<d
   if (mean.empty() || invstd.empty() || counts.empty() || mean_all.empty() || invstd_all.empty()) return;
   const double momentum = static_cast<float>(momentum_arg), eps = static_cast<float>(eps_arg);
   double total = 0;
-  for (int64_t n = 0; n < ranks; ++n) total += counts[n] > 0 ? counts[n] : 0.0;
+  // Rows with count 0 are skipped; every other row (negative and NaN counts too) enters, as upstream's.
+  for (int64_t n = 0; n < ranks; ++n) total += counts[n] != 0 ? counts[n] : 0.0;
   const std::vector<double> rm = has_rm ? t.running_mean->Values() : std::vector<double>();
   const std::vector<double> rv = has_rv ? t.running_var->Values() : std::vector<double>();
   for (int64_t c = 0; c < channels; ++c) {
     double sum = 0;
     for (int64_t n = 0; n < ranks; ++n) {
-      if (counts[n] > 0) sum += counts[n] * mean[n * channels + c];
+      if (counts[n] != 0) sum += counts[n] * mean[n * channels + c];
     }
     const double mu = sum / total;
     double m2 = 0;
     for (int64_t n = 0; n < ranks; ++n) {
-      if (!(counts[n] > 0)) continue;
+      if (counts[n] == 0) continue;
       const double s = invstd[n * channels + c], d = mean[n * channels + c] - mu;
       m2 += counts[n] * ((1.0 / (s * s) - eps) + d * d);
     }
