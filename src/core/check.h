@@ -43,11 +43,13 @@ inline std::string DoubleToString(double value) {
 
 // Runs an API body so that no C++ exception crosses the C boundary: running out of host
 // memory while planning (a huge problem) becomes a status and a message, not an abort. A
-// process whose OPENACLNN_SOC_VERSION names no chip we model is refused before any check.
+// process whose OPENACLNN_SOC_VERSION names no chip we model is refused before any check, and
+// so is an operator the chip has no kernel for.
 template <typename Body>
 aclnnStatus CatchExceptions(const char* api, const Body& body) noexcept {
   try {
     if (const aclnnStatus status = CheckSocProfileKnown(api)) return status;
+    if (const aclnnStatus status = CheckApiOnChip(api)) return status;
     return body();
   } catch (const std::bad_alloc&) {
     return Fail(ACLNN_ERR_INNER, "%s: out of host memory while planning the call", api);

@@ -74,6 +74,37 @@ const SocProfile& CurrentSocProfile() {
   return profile;
 }
 
+namespace {
+
+// The phase-1 entry points a chip has no kernel for. Only where both upstream's page says
+// unsupported and its op definition registers no AICore configuration for the chip
+// (ops-cv image/<op>/op_host/<op>_def.cpp and op_host/config/<chip>/); the batch-norm
+// family's pages mark some products unsupported too, but upstream's op_api code runs a
+// path for every chip, so those stay accepted (docs/soc-profiles.md).
+struct MissingKernel {
+  const char* api;
+  Chip chip;
+};
+constexpr MissingKernel kMissingKernels[] = {
+    {"aclnnUpsampleNearestExact3dGetWorkspaceSize", Chip::k910},
+    {"aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", Chip::k910},
+    {"aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", Chip::k310P},
+};
+
+}  // namespace
+
+aclnnStatus CheckApiOnChip(const char* api) {
+  const SocProfile& profile = CurrentSocProfile();
+  for (const MissingKernel& missing : kMissingKernels) {
+    if (missing.chip == profile.chip && std::strcmp(missing.api, api) == 0) {
+      return Fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+                  "%s: this operator has no kernel on %s (upstream supports it on other products only)", api,
+                  profile.description.c_str());
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus CheckSocProfileKnown(const char* api) {
   const SocProfile& profile = CurrentSocProfile();
   if (profile.chip != Chip::kUnknown) return ACLNN_SUCCESS;

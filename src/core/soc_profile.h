@@ -44,4 +44,10 @@ const SocProfile& CurrentSocProfile();
 // and the chips openaclnn models, when OPENACLNN_SOC_VERSION names no chip we model.
 aclnnStatus CheckSocProfileKnown(const char* api);
 
+// An API the chip has no kernel for (upstream's page marks the product unsupported and its
+// op definition registers no kernel configuration for it): ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+// the status CANN returns when it finds no kernel, with a message naming the chip. `api` is
+// the phase-1 entry point's name (aclnnXxxGetWorkspaceSize).
+aclnnStatus CheckApiOnChip(const char* api);
+
 }  // namespace oa

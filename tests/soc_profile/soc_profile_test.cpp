@@ -5,13 +5,16 @@
 //     operator refuses with a message naming the variable);
 //   - BFLOAT16 refused by the batch-norm family on 910 and 310P, by the upsample forward on
 //     310P;
+//   - the upsample forward refused on 910, its backward on 910 and 310P (no kernel there:
+//     ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
 //   - NHWC / NDHWC refused by aclnnBatchNorm, aclnnBatchNormBackward and
 //     aclnnFastBatchNormBackward on every chip but the 950;
 //   - aclnnBatchNorm training writes the biased batch variance into saveInvstd on every chip
 //     but the 950 (1/sqrt(var + eps) there and by default), and both backward APIs read the slot as
 //     that chip's forward wrote it: a forward + backward chain gives the float64 gradients
 //     on every chip, within fp32 rounding.
-// Each refusal is upstream's ACLNN_ERR_PARAM_INVALID with a message naming the chip.
+// Each dtype or format refusal is upstream's ACLNN_ERR_PARAM_INVALID with a message naming
+// the chip.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,6 +29,7 @@
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d.h"
+#include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
 
 namespace {
 
@@ -41,6 +45,7 @@ struct Expectation {
   std::string name;  // empty: the default profile
   bool known = true;
   bool batch_norm_bf16 = true, channels_last = true, save_variance = false, upsample_bf16 = true;
+  bool upsample_forward = true, upsample_backward = true;  // the chip has a kernel
 };
 
 Expectation Expected() {
@@ -59,6 +64,8 @@ Expectation Expected() {
   e.channels_last = !(a910 || a910b || a910_93 || a310p);
   e.save_variance = a910 || a910b || a910_93 || a310p;
   e.upsample_bf16 = !a310p;
+  e.upsample_forward = !a910;
+  e.upsample_backward = !(a910 || a310p);
   return e;
 }
 
@@ -171,7 +178,7 @@ TEST(SocProfile, Bfloat16PerChip) {
     status = RunTwoPhase(status, ws, exec, aclnnBatchNormStats);
     ExpectSupportedOnlyIf(e.batch_norm_bf16, status, e, "bfloat16");
   }
-  {
+  if (e.upsample_forward) {
     Tensors t;
     std::vector<uint16_t> in(1 * 1 * 2 * 2 * 2, one), out(1 * 1 * 4 * 4 * 4);
     uint64_t ws = 0;
@@ -181,6 +188,46 @@ TEST(SocProfile, Bfloat16PerChip) {
         t.Make({1, 1, 4, 4, 4}, ACL_BF16, ACL_FORMAT_NCDHW, out.data()), &ws, &exec);
     status = RunTwoPhase(status, ws, exec, aclnnUpsampleNearestExact3d);
     ExpectSupportedOnlyIf(e.upsample_bf16, status, e, "bfloat16");
+  }
+}
+
+// The upsample pair on a chip without its kernel: refused before any other check, with
+// the status CANN gives when it finds no kernel and a message naming the chip.
+void ExpectKernelOnlyIf(bool present, aclnnStatus status, const Expectation& e) {
+  if (present) {
+    EXPECT_EQ(status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    return;
+  }
+  EXPECT_EQ(status, ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  const std::string message = aclGetRecentErrMsg();
+  EXPECT_NE(message.find(e.name), std::string::npos) << message;
+  EXPECT_NE(message.find("no kernel"), std::string::npos) << message;
+}
+
+TEST(SocProfile, OperatorsWithoutKernelOnTheChip) {
+  const Expectation e = Expected();
+  if (!e.known) GTEST_SKIP();
+  std::vector<float> small(1 * 1 * 2 * 2 * 2, 1.0f), large(1 * 1 * 4 * 4 * 4, 1.0f);
+  {
+    Tensors t;
+    uint64_t ws = 0;
+    aclOpExecutor* exec = nullptr;
+    aclnnStatus status = aclnnUpsampleNearestExact3dGetWorkspaceSize(
+        t.Make({1, 1, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW, small.data()), t.Ints({4, 4, 4}), 0.0, 0.0, 0.0,
+        t.Make({1, 1, 4, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCDHW, large.data()), &ws, &exec);
+    status = RunTwoPhase(status, ws, exec, aclnnUpsampleNearestExact3d);
+    ExpectKernelOnlyIf(e.upsample_forward, status, e);
+  }
+  {
+    Tensors t;
+    uint64_t ws = 0;
+    aclOpExecutor* exec = nullptr;
+    aclnnStatus status = aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
+        t.Make({1, 1, 4, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCDHW, large.data()), t.Ints({4, 4, 4}),
+        t.Ints({1, 1, 2, 2, 2}), 0.0, 0.0, 0.0, t.Make({1, 1, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW, small.data()),
+        &ws, &exec);
+    status = RunTwoPhase(status, ws, exec, aclnnUpsampleNearestExact3dBackward);
+    ExpectKernelOnlyIf(e.upsample_backward, status, e);
   }
 }
 
