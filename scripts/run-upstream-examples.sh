@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Upstream CANN's own example programs for every implemented API, compiled unchanged
+# against the installed package (CANN's link line) and run under the default profile and
+# under each SoC profile given (default: Ascend910B3), optionally under AddressSanitizer.
+# The examples are read from local clones of upstream (not part of this tree, not run by
+# CI: it has no network):
+#   scripts/run-upstream-examples.sh --ops-nn DIR --ops-cv DIR [--asan] [--build build/release] [SOC...]
+# DIR is a git directory or work tree (`fetch github:hicann/ops-nn` leaves one). Prints one
+# line per example and profile and exits non-zero if any example fails to build or run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+ops_nn="" ops_cv="" asan=0 build="$root/build/release" socs=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --ops-nn) ops_nn=$2; shift 2 ;;
+    --ops-cv) ops_cv=$2; shift 2 ;;
+    --asan) asan=1; shift ;;
+    --build) build=$2; shift 2 ;;
+    *) socs+=("$1"); shift ;;
+  esac
+done
+[ -n "$ops_nn" ] && [ -n "$ops_cv" ] || { sed -n 2,9p "$0"; exit 2; }
+[ ${#socs[@]} -gt 0 ] || socs=(Ascend910B3)
+
+# repository:path of each example, by the API it calls.
+examples=(
+  "nn:norm/batch_norm_v3/examples/test_aclnn_batch_norm_v3.cpp"
+  "nn:norm/batch_norm_grad_v3/examples/test_aclnn_batch_norm_backward.cpp"
+  "nn:norm/batch_norm_grad_v3/examples/test_aclnn_fast_batch_norm_backward.cpp"
+  "nn:norm/batch_norm_elemt/examples/test_aclnn_batch_norm_elemt.cpp"
+  "nn:norm/sync_batch_norm_backward_elemt/examples/test_aclnn_batch_norm_elemt_backward.cpp"
+  "nn:experimental/norm/sync_batch_norm_backward_elemt/examples/test_aclnn_batch_norm_elemt_backward_half.cpp"
+  "nn:experimental/norm/sync_batch_norm_backward_elemt/examples/test_aclnn_batch_norm_elemt_backward_bfloat16.cpp"
+  "nn:norm/sync_batch_norm_backward_reduce/examples/test_aclnn_batch_norm_reduce_backward.cpp"
+  "cv:image/upsample_nearest_exact3d/examples/test_aclnn_upsample_nearest_exact3d.cpp"
+  "cv:image/upsample_nearest_exact3d_grad/examples/test_aclnn_upsample_nearest_exact3d_grad.cpp"
+)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+libdir=$(find "$work/prefix" -name libascendcl.so -printf '%h\n' | head -n1)
+export LD_LIBRARY_PATH=$libdir
+# The include directories upstream's build.sh gives its examples: include and include/aclnnop.
+flags=(-std=c++17 -I"$work/prefix/include" -I"$work/prefix/include/aclnnop")
+[ $asan = 1 ] && flags+=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+
+show() {  # repository git dir or work tree, path
+  if git --git-dir="$1" rev-parse HEAD >/dev/null 2>&1; then git --git-dir="$1" show "HEAD:$2"; else cat "$1/$2"; fi
+}
+
+failed=0
+for entry in "${examples[@]}"; do
+  repo=${entry%%:*} path=${entry#*:}
+  dir=$ops_nn; [ "$repo" = cv ] && dir=$ops_cv
+  name=$(basename "$path" .cpp)
+  show "$dir" "$path" >"$work/$name.cpp"
+  if ! c++ "${flags[@]}" "$work/$name.cpp" -L"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/$name" \
+      2>"$work/$name.build.log"; then
+    echo "FAIL build  $path"; sed -n 1,20p "$work/$name.build.log"; failed=1; continue
+  fi
+  for soc in default "${socs[@]}"; do
+    if [ "$soc" = default ]; then env=(env -u OPENACLNN_SOC_VERSION); else env=(env OPENACLNN_SOC_VERSION="$soc"); fi
+    if "${env[@]}" ASAN_OPTIONS=detect_leaks=1 "$work/$name" >"$work/$name.$soc.log" 2>&1; then
+      echo "ok    $soc  $path"
+    else
+      echo "FAIL  $soc  $path (exit $?)"; tail -n 15 "$work/$name.$soc.log"; failed=1
+    fi
+  done
+done
+exit $failed

@@ -1,0 +1,867 @@
+// Upstream CANN's own ATK test tables as a conformance tier. The tables (tests/conformance/
+// atk/*.atk_cases.json, derived by scripts/derive-atk-cases.py from hicann/ops-nn and
+// ops-cv) give each case's shapes, dtypes, value ranges and attributes; this runner draws
+// the inputs, calls the API as upstream's executor maps the case, computes the reference
+// in float64 from the values actually passed, rounds it once to each output's dtype (the
+// golden), and applies ATK's single_bm standard: relative error |actual - golden| /
+// (|golden| + 1e-7) per element, its mean (MERE) below T and its maximum (MARE) below
+// 10 T, T = 2^-13 for FLOAT, 2^-10 FLOAT16, 2^-7 BF16.
+//
+// The reference is the API's contract under the SoC profile in force (OPENACLNN_SOC_VERSION),
+// not the executor's golden where that golden is wrong (docs/conformance.md lists each such
+// class). A case whose dtype the profile's chip does not support must be refused with
+// ACLNN_ERR_PARAM_INVALID and a message naming the chip; an operator the chip has no kernel
+// for, with ACLNN_ERR_INNER_FIND_KERNEL_ERROR.
+//
+// Default: a sample of each table (the default test tier); `--all`: every case (large tier).
+// Each table ends with one line "atk-matrix | <api> | <soc> | <cases> | <pass> | <refused> |
+// <fail>" (docs/conformance.md's pass matrix is built from these lines).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_batch_norm.h"
+#include "aclnnop/aclnn_batch_norm_backward.h"
+#include "aclnnop/aclnn_batch_norm_backward_reduce.h"
+#include "aclnnop/aclnn_batch_norm_elemt.h"
+#include "aclnnop/aclnn_batch_norm_elemt_backward.h"
+#include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
+#include "aclnnop/aclnn_upsample_nearest_exact3d.h"
+#include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
+#include "support/conformance_cases.h"
+#include "support/float_coding.h"
+#include "support/json.h"
+#include "support/random_fill.h"
+
+namespace {
+
+using support::Json;
+
+bool g_all_cases = false;  // --all
+
+// ---------------------------------------------------------------------------------------
+// The chip's rules, read from the name aclrtGetSocName() reports (upstream's names; the
+// tables below are upstream's, docs/soc-profiles.md), independently of the library's table.
+
+struct ChipRules {
+  std::string soc;
+  bool batch_norm_bf16 = true;  // 910 and 310P: no BFLOAT16 in the batch-norm family
+  bool upsample_bf16 = true;    // 310P: upsample FLOAT32 / FLOAT16 only
+  bool saves_variance = false;  // every chip but the 950: saveInvstd holds the batch variance
+  bool upsample_forward = true, upsample_backward = true;  // no kernel: 910 / 910 and 310P
+};
+
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+ChipRules RulesOfThisProcess() {
+  ChipRules rules;
+  const char* name = aclrtGetSocName();
+  rules.soc = name ? name : "";
+  const bool is_910 = StartsWith(rules.soc, "Ascend910") && !StartsWith(rules.soc, "Ascend910B") &&
+                      !StartsWith(rules.soc, "Ascend910_");
+  const bool is_310p = StartsWith(rules.soc, "Ascend310P");
+  const bool is_chip = StartsWith(rules.soc, "Ascend");
+  rules.batch_norm_bf16 = !is_910 && !is_310p;
+  rules.upsample_bf16 = !is_310p;
+  rules.saves_variance = is_chip && !StartsWith(rules.soc, "Ascend950");
+  rules.upsample_forward = !is_910;
+  rules.upsample_backward = !is_910 && !is_310p;
+  return rules;
+}
+
+const ChipRules& Rules() {
+  static const ChipRules rules = RulesOfThisProcess();
+  return rules;
+}
+
+// ---------------------------------------------------------------------------------------
+// Tensors: contiguous, in their own storage, element k read and written as double.
+
+aclDataType DtypeOf(const std::string& atk_name) {
+  static const std::map<std::string, aclDataType> names = {
+      {"fp32", ACL_FLOAT}, {"fp16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"int32", ACL_INT32}};
+  return names.at(atk_name);
+}
+
+const char* DtypeName(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT: return "FLOAT";
+    case ACL_FLOAT16: return "FLOAT16";
+    case ACL_BF16: return "BF16";
+    case ACL_INT32: return "INT32";
+    default: return "?";
+  }
+}
+
+class HostTensor {
+ public:
+  HostTensor(std::vector<int64_t> shape, aclDataType dtype, aclFormat format = ACL_FORMAT_ND)
+      : shape_(std::move(shape)), dtype_(dtype) {
+    count_ = 1;
+    for (int64_t d : shape_) count_ *= d;
+    storage_.assign(static_cast<size_t>(std::max<int64_t>(count_, 1)) * support::StorageElementSize(dtype_), 0);
+    handle_ = support::MakeTensor(shape_, dtype_, storage_.data(), format);
+  }
+  ~HostTensor() { aclDestroyTensor(handle_); }
+  HostTensor(const HostTensor&) = delete;
+  HostTensor& operator=(const HostTensor&) = delete;
+
+  aclTensor* get() const { return handle_; }
+  aclDataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t count() const { return count_; }
+  int64_t dim(size_t i) const { return shape_.at(i); }
+
+  double Get(int64_t k) const {
+    const unsigned char* p = storage_.data() + k * support::StorageElementSize(dtype_);
+    if (dtype_ == ACL_INT32) {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    return DecodeValue(p, dtype_);
+  }
+  // value rounded once to the dtype (truncated for INT32); NaN stays NaN.
+  void Set(int64_t k, double value) {
+    unsigned char* p = storage_.data() + k * support::StorageElementSize(dtype_);
+    if (dtype_ == ACL_INT32) {
+      const int32_t v = static_cast<int32_t>(value);
+      std::memcpy(p, &v, 4);
+    } else if (std::isnan(value)) {
+      if (dtype_ == ACL_FLOAT) {
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        std::memcpy(p, &nan, 4);
+      } else {
+        const uint16_t bits = DoubleToSixteenBits(value, dtype_);
+        std::memcpy(p, &bits, 2);
+      }
+    } else {
+      EncodeValue(value, dtype_, p);
+    }
+  }
+  void FillNan() {
+    if (dtype_ == ACL_INT32) return;
+    for (int64_t k = 0; k < count_; ++k) Set(k, NAN);
+  }
+  std::vector<double> Values() const {
+    std::vector<double> values(static_cast<size_t>(count_));
+    for (int64_t k = 0; k < count_; ++k) values[k] = Get(k);
+    return values;
+  }
+
+ private:
+  std::vector<int64_t> shape_;
+  aclDataType dtype_;
+  int64_t count_ = 0;
+  std::vector<unsigned char> storage_;
+  aclTensor* handle_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------
+// Drawing a case's values: every element from its own counter-based draw, so a tensor of a
+// billion elements needs no state and the same case draws the same values on every machine.
+
+uint64_t Fnv1a(const std::string& text) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char ch : text) hash = (hash ^ ch) * 0x100000001b3ull;
+  return hash;
+}
+
+class CaseDraw {
+ public:
+  CaseDraw(const std::string& api, const Json& c) : case_(c), api_(api), id_(c.at("id").get<int>()) {}
+
+  int id() const { return id_; }
+  Json tensors() const { return case_.at("tensors"); }
+  Json attrs() const { return case_.at("attrs"); }
+  aclDataType Dtype(const std::string& name) const {
+    return DtypeOf(tensors().at(name).at("dtype").get<std::string>());
+  }
+  std::vector<int64_t> Shape(const std::string& name) const {
+    return tensors().at(name).at("shape").get<std::vector<int64_t>>();
+  }
+
+  // The tensor `name` of the case, filled from its range.
+  std::unique_ptr<HostTensor> Tensor(const std::string& name, aclFormat format = ACL_FORMAT_ND) const {
+    auto tensor = std::make_unique<HostTensor>(Shape(name), Dtype(name), format);
+    Fill(*tensor, name, tensors().at(name).at("range"));
+    return tensor;
+  }
+  // A tensor of the given shape and dtype filled from `name`'s range (the upsample backward's
+  // gradOut, which the table describes through the forward input).
+  void Fill(HostTensor& tensor, const std::string& name, const Json& range) const {
+    const uint64_t seed = Seed(name);
+    if (range.contains("constant")) {
+      const std::string value = range.at("constant").get<std::string>();
+      const double constant = value == "inf" ? INFINITY : value == "-inf" ? -INFINITY : std::stod(value);
+      for (int64_t k = 0; k < tensor.count(); ++k) tensor.Set(k, constant);
+    } else if (range.contains("uniform")) {
+      const std::vector<double> bounds = range.at("uniform").get<std::vector<double>>();
+      const double lo = bounds.at(0), hi = bounds.at(1);
+      if (tensor.dtype() == ACL_INT32) {  // integers lo..hi, each equally likely
+        for (int64_t k = 0; k < tensor.count(); ++k) {
+          tensor.Set(k, std::min(hi, lo + std::floor(Unit(seed, k) * (hi - lo + 1))));
+        }
+      } else {
+        for (int64_t k = 0; k < tensor.count(); ++k) tensor.Set(k, lo + (hi - lo) * Unit(seed, k));
+      }
+    } else {  // normal: a mean and a deviation drawn once per tensor, then the elements
+      const std::vector<double> mean_range = range.at("normal").at("mean").get<std::vector<double>>();
+      const std::vector<double> std_range = range.at("normal").at("std").get<std::vector<double>>();
+      support::SplitMix64 rng(seed ^ 0x5bd1e995ull);
+      const double mean = rng.NextIn(mean_range.at(0), mean_range.at(1));
+      const double deviation = rng.NextIn(std_range.at(0), std_range.at(1));
+      for (int64_t k = 0; k < tensor.count(); ++k) {
+        support::SplitMix64 element(seed + static_cast<uint64_t>(k) * 0x9E3779B97F4A7C15ull);
+        const double u1 = 1.0 - element.NextUnit(), u2 = element.NextUnit();  // u1 in (0, 1]
+        tensor.Set(k, mean + deviation * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2));
+      }
+    }
+  }
+
+  // A scalar attribute: its value, or a draw in [lo, hi] for a ranged double.
+  double Attr(const std::string& name) const {
+    const Json a = attrs().at(name);
+    if (!a.contains("uniform")) return a.get<double>();
+    const std::vector<double> bounds = a.at("uniform").get<std::vector<double>>();
+    support::SplitMix64 rng(Seed("attr:" + name));
+    return bounds.at(0) + (bounds.at(1) - bounds.at(0)) * rng.NextUnit();
+  }
+  // A double attribute the API casts to float (upstream's aclnnBatchNorm and
+  // aclnnBatchNormGatherStatsWithCounts pass momentum and eps to their kernels as float).
+  double FloatAttr(const std::string& name) const { return static_cast<float>(Attr(name)); }
+  bool Flag(const std::string& name) const { return attrs().at(name).get<bool>(); }
+
+ private:
+  uint64_t Seed(const std::string& name) const { return Fnv1a(api_ + "/" + std::to_string(id_) + "/" + name); }
+  static double Unit(uint64_t seed, int64_t k) {
+    support::SplitMix64 element(seed + static_cast<uint64_t>(k) * 0x9E3779B97F4A7C15ull);
+    return element.NextUnit();
+  }
+
+  const Json& case_;
+  std::string api_;
+  int id_;
+};
+
+// ---------------------------------------------------------------------------------------
+// ATK's single_bm standard, per output.
+
+double SingleBmThreshold(aclDataType dtype) {
+  if (dtype == ACL_FLOAT16) return 0x1p-10;
+  if (dtype == ACL_BF16) return 0x1p-7;
+  return 0x1p-13;
+}
+
+class SingleBm {
+ public:
+  SingleBm(std::string name, aclDataType dtype)
+      : name_(std::move(name)), dtype_(dtype), threshold_(SingleBmThreshold(dtype)) {}
+
+  // The golden is the float64 reference rounded once to the output's dtype, as the
+  // executors return theirs in that dtype (no FLOAT16 result can come closer to a float64
+  // value in the subnormal range than its rounding). NaN against NaN and an infinity against
+  // the same infinity are exact; any other disagreement in class is an infinite error.
+  void Add(double actual, double reference, int64_t index) {
+    const double golden = RoundToFormat(reference, dtype_);
+    double error;
+    if (std::isnan(golden) || std::isnan(actual)) {
+      error = std::isnan(golden) && std::isnan(actual) ? 0.0 : INFINITY;
+    } else if (std::isinf(golden) || std::isinf(actual)) {
+      error = actual == golden ? 0.0 : INFINITY;
+    } else {
+      error = std::fabs(actual - golden) / (std::fabs(golden) + 1e-7);
+    }
+    sum_ += error;
+    ++count_;
+    if (error > max_ || worst_ < 0) {
+      max_ = error;
+      worst_ = index;
+      worst_actual_ = actual;
+      worst_golden_ = golden;
+    }
+  }
+  // Every element of `actual` against golden(k).
+  void AddAll(const HostTensor& actual, const std::function<double(int64_t)>& golden) {
+    for (int64_t k = 0; k < actual.count(); ++k) Add(actual.Get(k), golden(k), k);
+  }
+  bool Passes() const { return count_ == 0 || (sum_ / count_ < threshold_ && max_ < 10 * threshold_); }
+  std::string Describe() const {
+    std::ostringstream out;
+    out << name_ << ": MERE " << (count_ ? sum_ / count_ : 0.0) << ", MARE " << max_ << " (T " << threshold_
+        << ") worst element " << worst_ << ": " << worst_actual_ << " vs " << worst_golden_;
+    return out.str();
+  }
+
+ private:
+  std::string name_;
+  aclDataType dtype_;
+  double threshold_;
+  double sum_ = 0, max_ = 0;
+  int64_t count_ = 0, worst_ = -1;
+  double worst_actual_ = 0, worst_golden_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// The outcome of one case.
+
+enum class Verdict { kPass, kRefusedByChip, kFail };
+struct Outcome {
+  Verdict verdict = Verdict::kPass;
+  std::string detail;
+};
+
+Outcome Fail(const std::string& detail) { return {Verdict::kFail, detail}; }
+
+// Phase 1's status when the chip must refuse the case's dtype: ACLNN_ERR_PARAM_INVALID and a
+// message naming the chip.
+Outcome ExpectRefusedByChip(aclnnStatus status, aclDataType dtype) {
+  const char* message = aclGetRecentErrMsg();
+  const std::string text = message ? message : "";
+  if (status != ACLNN_ERR_PARAM_INVALID) {
+    return Fail(std::string("status ") + std::to_string(status) + " for " + DtypeName(dtype) + " on " +
+                Rules().soc + ", expected ACLNN_ERR_PARAM_INVALID: " + text);
+  }
+  if (text.find(Rules().soc) == std::string::npos) return Fail("the refusal does not name the chip: " + text);
+  return {Verdict::kRefusedByChip, ""};
+}
+
+// Phase 1's status for an operator the chip has no kernel for.
+Outcome ExpectNoKernelOnChip(aclnnStatus status) {
+  const char* message = aclGetRecentErrMsg();
+  const std::string text = message ? message : "";
+  if (status != ACLNN_ERR_INNER_FIND_KERNEL_ERROR || text.find(Rules().soc) == std::string::npos) {
+    return Fail("status " + std::to_string(status) + " on " + Rules().soc +
+                ", which has no kernel for the operator (expected 561003 naming the chip): " + text);
+  }
+  return {Verdict::kRefusedByChip, ""};
+}
+
+using RunFunction = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
+
+// Phase 1's status, then phase 2 on its own stream.
+Outcome Launch(aclnnStatus status, RunFunction run, uint64_t workspace_size, aclOpExecutor* executor) {
+  if (status != ACLNN_SUCCESS) {
+    const char* message = aclGetRecentErrMsg();
+    return Fail("phase 1 returned " + std::to_string(status) + ": " + (message ? message : ""));
+  }
+  const ::testing::AssertionResult ran = support::RunOnStream(run, workspace_size, executor);
+  if (!ran) return Fail(ran.message());
+  return {};
+}
+
+Outcome Judge(const std::vector<SingleBm>& outputs) {
+  Outcome outcome;
+  for (const SingleBm& output : outputs) {
+    if (!output.Passes()) {
+      outcome.verdict = Verdict::kFail;
+      outcome.detail += (outcome.detail.empty() ? "" : "; ") + output.Describe();
+    }
+  }
+  return outcome;
+}
+
+// [N, C, inner...]: element k's channel.
+struct ChannelGeometry {
+  explicit ChannelGeometry(const std::vector<int64_t>& shape) {
+    channels = shape.at(1);
+    for (size_t i = 2; i < shape.size(); ++i) inner *= shape[i];
+    per_channel = shape.at(0) * inner;
+  }
+  int64_t Channel(int64_t k) const { return (k / inner) % channels; }
+  int64_t channels = 1, inner = 1, per_channel = 1;
+};
+
+aclFormat FormatForRank(size_t rank) {  // the executors' get_format for the activations
+  switch (rank) {
+    case 2: return ACL_FORMAT_NC;
+    case 3: return ACL_FORMAT_NCL;
+    case 4: return ACL_FORMAT_NCHW;
+    case 5: return ACL_FORMAT_NCDHW;
+    default: return ACL_FORMAT_ND;
+  }
+}
+
+// Per-channel mean and biased variance of x in float64 (two passes).
+void ChannelMoments(const HostTensor& x, const ChannelGeometry& g, std::vector<double>& mean,
+                    std::vector<double>& variance) {
+  mean.assign(g.channels, 0.0);
+  variance.assign(g.channels, 0.0);
+  for (int64_t k = 0; k < x.count(); ++k) mean[g.Channel(k)] += x.Get(k);
+  for (double& m : mean) m /= static_cast<double>(g.per_channel);
+  for (int64_t k = 0; k < x.count(); ++k) {
+    const double d = x.Get(k) - mean[g.Channel(k)];
+    variance[g.Channel(k)] += d * d;
+  }
+  for (double& v : variance) v /= static_cast<double>(g.per_channel);
+}
+
+// ---------------------------------------------------------------------------------------
+// One replay per API, as upstream's executor maps the case.
+
+// aclnnBatchNorm: the executor sets every tensor ND. Training: y, saveMean, saveInvstd and
+// the running statistics updated in place are checked (the executor compares saveInvstd
+// with the unbiased torch.var; the contract is the chip's: the biased batch variance on
+// every chip but the 950, else 1 / sqrt(var + eps)). Inference: y only (saveMean and
+// saveInvstd are not written, as the executor's zeroing says).
+//
+// A 5-D case: the executor's ND label is refused by upstream's own CheckFormat ("Format of
+// input should be NCDHW, when input dim is 5", ACLNN_ERR_PARAM_INVALID) on every chip; the
+// runner asserts that refusal, then replays the case labelled NCDHW.
+Outcome RefusesFiveDimensionalNd(const CaseDraw& d) {
+  auto x = d.Tensor("input");
+  HostTensor y(x->shape(), x->dtype()), save({x->dim(1)}, x->dtype());
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnBatchNormGetWorkspaceSize(x->get(), nullptr, nullptr, nullptr, nullptr, true, 0.1,
+                                                            1e-5, y.get(), save.get(), save.get(), &workspace, &executor);
+  if (status == ACLNN_ERR_PARAM_INVALID) return {};
+  if (status == ACLNN_SUCCESS) aclDestroyAclOpExecutor(executor);
+  return Fail("a 5-D ND input gave status " + std::to_string(status) + ", upstream refuses it with 161002");
+}
+
+Outcome ReplayBatchNorm(const CaseDraw& d) {
+  const bool five_dimensional = d.Shape("input").size() == 5;
+  if (five_dimensional) {
+    const Outcome refused = RefusesFiveDimensionalNd(d);
+    if (refused.verdict != Verdict::kPass) return refused;
+  }
+  const aclFormat format = five_dimensional ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
+  auto x = d.Tensor("input", format), w = d.Tensor("weight"), b = d.Tensor("bias");
+  auto running_mean = d.Tensor("runningMean"), running_var = d.Tensor("runningVar");
+  const bool training = d.Flag("training");
+  const double momentum = d.FloatAttr("momentum"), eps = d.FloatAttr("eps");
+  const ChannelGeometry g(x->shape());
+  HostTensor y(x->shape(), x->dtype(), format), save_mean({g.channels}, x->dtype()),
+      save_invstd({g.channels}, x->dtype());
+  y.FillNan();
+  save_mean.FillNan();
+  save_invstd.FillNan();
+  const std::vector<double> rm0 = running_mean->Values(), rv0 = running_var->Values();
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnBatchNormGetWorkspaceSize(
+      x->get(), w->get(), b->get(), running_mean->get(), running_var->get(), training, momentum, eps, y.get(),
+      save_mean.get(), save_invstd.get(), &workspace, &executor);
+  if (x->dtype() == ACL_BF16 && !Rules().batch_norm_bf16) return ExpectRefusedByChip(status, x->dtype());
+  Outcome launched = Launch(status, aclnnBatchNorm, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+
+  std::vector<double> mean = rm0, variance = rv0;
+  if (training) ChannelMoments(*x, g, mean, variance);
+  std::vector<SingleBm> outputs;
+  outputs.emplace_back("output", y.dtype());
+  outputs.back().AddAll(y, [&](int64_t k) {
+    const int64_t c = g.Channel(k);
+    return (x->Get(k) - mean[c]) / std::sqrt(variance[c] + eps) * w->Get(c) + b->Get(c);
+  });
+  if (training) {
+    const double n = static_cast<double>(g.per_channel);
+    outputs.emplace_back("saveMean", save_mean.dtype());
+    outputs.back().AddAll(save_mean, [&](int64_t c) { return mean[c]; });
+    outputs.emplace_back(Rules().saves_variance ? "saveInvstd (batch variance)" : "saveInvstd",
+                         save_invstd.dtype());
+    outputs.back().AddAll(save_invstd, [&](int64_t c) {
+      return Rules().saves_variance ? variance[c] : 1.0 / std::sqrt(variance[c] + eps);
+    });
+    outputs.emplace_back("runningMean", running_mean->dtype());
+    outputs.back().AddAll(*running_mean, [&](int64_t c) { return (1 - momentum) * rm0[c] + momentum * mean[c]; });
+    outputs.emplace_back("runningVar", running_var->dtype());
+    outputs.back().AddAll(*running_var, [&](int64_t c) {
+      return (1 - momentum) * rv0[c] + momentum * variance[c] * n / (n - 1);
+    });
+  }
+  return Judge(outputs);
+}
+
+// aclnnBatchNormBackward: input0..6 = gradOut, input, weight, runningMean, runningVar,
+// saveMean, saveInvstd; the activations in NC / NCL / NCHW / NCDHW by rank. Upstream's
+// table has inference cases only: the running statistics are used on every chip.
+Outcome ReplayBatchNormBackward(const CaseDraw& d) {
+  const aclFormat format = FormatForRank(d.Shape("input0").size());
+  auto dy = d.Tensor("input0", format), x = d.Tensor("input1", format), w = d.Tensor("input2");
+  auto running_mean = d.Tensor("input3"), running_var = d.Tensor("input4");
+  auto save_mean = d.Tensor("input5"), save_invstd = d.Tensor("input6");
+  const bool training = d.Flag("training");
+  if (training) return Fail("the table has a training case; the runner has no reference for it");
+  const double eps = d.Attr("eps");
+  const std::vector<bool> mask_values = d.attrs().at("outputmask").get<std::vector<bool>>();
+  bool mask[3];
+  for (size_t i = 0; i < 3; ++i) mask[i] = mask_values.at(i);
+  aclBoolArray* output_mask = aclCreateBoolArray(mask, 3);
+  const ChannelGeometry g(x->shape());
+  HostTensor dx(x->shape(), dy->dtype(), format), dw({g.channels}, w->dtype()), db({g.channels}, w->dtype());
+  dx.FillNan();
+  dw.FillNan();
+  db.FillNan();
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnBatchNormBackwardGetWorkspaceSize(
+      dy->get(), x->get(), w->get(), running_mean->get(), running_var->get(), save_mean->get(), save_invstd->get(),
+      training, eps, output_mask, dx.get(), dw.get(), db.get(), &workspace, &executor);
+  aclDestroyBoolArray(output_mask);
+  if (dy->dtype() == ACL_BF16 && !Rules().batch_norm_bf16) return ExpectRefusedByChip(status, dy->dtype());
+  Outcome launched = Launch(status, aclnnBatchNormBackward, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+
+  std::vector<double> invstd(g.channels), sum_dy(g.channels, 0.0), sum_dy_xhat(g.channels, 0.0);
+  for (int64_t c = 0; c < g.channels; ++c) invstd[c] = 1.0 / std::sqrt(running_var->Get(c) + eps);
+  for (int64_t k = 0; k < x->count(); ++k) {
+    const int64_t c = g.Channel(k);
+    sum_dy[c] += dy->Get(k);
+    sum_dy_xhat[c] += dy->Get(k) * (x->Get(k) - running_mean->Get(c)) * invstd[c];
+  }
+  std::vector<SingleBm> outputs;
+  if (mask[0]) {
+    outputs.emplace_back("gradInput", dx.dtype());
+    outputs.back().AddAll(dx, [&](int64_t k) {
+      const int64_t c = g.Channel(k);
+      return dy->Get(k) * w->Get(c) * invstd[c];
+    });
+  }
+  if (mask[1]) {
+    outputs.emplace_back("gradWeight", dw.dtype());
+    outputs.back().AddAll(dw, [&](int64_t c) { return sum_dy_xhat[c]; });
+  }
+  if (mask[2]) {
+    outputs.emplace_back("gradBias", db.dtype());
+    outputs.back().AddAll(db, [&](int64_t c) { return sum_dy[c]; });
+  }
+  return Judge(outputs);
+}
+
+// aclnnBatchNormElemt: input in NC / NCL / NCHW / NCDHW by rank. The executor's golden
+// hands invstd to torch's batch_norm as a running variance; the contract is upstream's
+// kernel: y = (x - mean) * |invstd| * weight + bias (its variance round trip, 1/invstd^2 -
+// eps, then 1/sqrt(var + eps), keeps invstd's magnitude).
+Outcome ReplayBatchNormElemt(const CaseDraw& d) {
+  const aclFormat format = FormatForRank(d.Shape("input").size());
+  auto x = d.Tensor("input", format), w = d.Tensor("weight"), b = d.Tensor("bias");
+  auto mean = d.Tensor("mean"), invstd = d.Tensor("invstd");
+  const double eps = d.Attr("eps");
+  const ChannelGeometry g(x->shape());
+  HostTensor y(x->shape(), x->dtype(), format);
+  y.FillNan();
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnBatchNormElemtGetWorkspaceSize(x->get(), w->get(), b->get(), mean->get(),
+                                                                 invstd->get(), eps, y.get(), &workspace, &executor);
+  if (x->dtype() == ACL_BF16 && !Rules().batch_norm_bf16) return ExpectRefusedByChip(status, x->dtype());
+  Outcome launched = Launch(status, aclnnBatchNormElemt, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+  std::vector<SingleBm> outputs;
+  outputs.emplace_back("output", y.dtype());
+  outputs.back().AddAll(y, [&](int64_t k) {
+    const int64_t c = g.Channel(k);
+    return (x->Get(k) - mean->Get(c)) * std::fabs(invstd->Get(c)) * w->Get(c) + b->Get(c);
+  });
+  return Judge(outputs);
+}
+
+// aclnnBatchNormElemtBackward: every tensor ND (the executor sets no format). The golden is
+// the executor's formula: with total = sum(counter),
+// dx = (dy - sumDy / total - (x - mean) * invstd^2 * sumDyXmu / total) * invstd * weight.
+Outcome ReplayBatchNormElemtBackward(const CaseDraw& d) {
+  auto dy = d.Tensor("gradOut"), x = d.Tensor("input"), mean = d.Tensor("mean"), invstd = d.Tensor("invstd");
+  auto w = d.Tensor("weight"), sum_dy = d.Tensor("sumDy"), sum_dy_xmu = d.Tensor("sumDyXmu");
+  auto counter = d.Tensor("counter");
+  const ChannelGeometry g(x->shape());
+  HostTensor dx(x->shape(), dy->dtype());
+  dx.FillNan();
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnBatchNormElemtBackwardGetWorkspaceSize(
+      dy->get(), x->get(), mean->get(), invstd->get(), w->get(), sum_dy->get(), sum_dy_xmu->get(), counter->get(),
+      dx.get(), &workspace, &executor);
+  if (dy->dtype() == ACL_BF16 && !Rules().batch_norm_bf16) return ExpectRefusedByChip(status, dy->dtype());
+  Outcome launched = Launch(status, aclnnBatchNormElemtBackward, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+  double total = 0;
+  for (int64_t i = 0; i < counter->count(); ++i) total += counter->Get(i);
+  std::vector<SingleBm> outputs;
+  outputs.emplace_back("gradInput", dx.dtype());
+  outputs.back().AddAll(dx, [&](int64_t k) {
+    const int64_t c = g.Channel(k);
+    const double s = invstd->Get(c);
+    return (dy->Get(k) - sum_dy->Get(c) / total - (x->Get(k) - mean->Get(c)) * s * s * sum_dy_xmu->Get(c) / total) *
+           s * w->Get(c);
+  });
+  return Judge(outputs);
+}
+
+// aclnnBatchNormReduceBackward: gradOut and input in NC / NCL / NCHW / NCDHW by rank; the
+// four outputs in the input's dtype, as the executor returns them.
+Outcome ReplayBatchNormReduceBackward(const CaseDraw& d) {
+  const aclFormat format = FormatForRank(d.Shape("gradOut").size());
+  auto dy = d.Tensor("gradOut", format), x = d.Tensor("input", format), mean = d.Tensor("mean");
+  auto invstd = d.Tensor("invstd"), w = d.Tensor("weight");
+  const bool input_g = d.Flag("inputG"), weight_g = d.Flag("weightG"), bias_g = d.Flag("biasG");
+  const ChannelGeometry g(x->shape());
+  const aclDataType dtype = x->dtype();
+  HostTensor sum_dy({g.channels}, dtype), sum_dy_xmu({g.channels}, dtype), dw({g.channels}, dtype),
+      db({g.channels}, dtype);
+  for (HostTensor* t : {&sum_dy, &sum_dy_xmu, &dw, &db}) t->FillNan();
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnBatchNormReduceBackwardGetWorkspaceSize(
+      dy->get(), x->get(), mean->get(), invstd->get(), w->get(), input_g, weight_g, bias_g, sum_dy.get(),
+      sum_dy_xmu.get(), dw.get(), db.get(), &workspace, &executor);
+  if (dtype == ACL_BF16 && !Rules().batch_norm_bf16) return ExpectRefusedByChip(status, dtype);
+  Outcome launched = Launch(status, aclnnBatchNormReduceBackward, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+  std::vector<double> s_dy(g.channels, 0.0), s_dy_xmu(g.channels, 0.0);
+  for (int64_t k = 0; k < x->count(); ++k) {
+    const int64_t c = g.Channel(k);
+    s_dy[c] += dy->Get(k);
+    s_dy_xmu[c] += dy->Get(k) * (x->Get(k) - mean->Get(c));
+  }
+  std::vector<SingleBm> outputs;
+  if (input_g) {
+    outputs.emplace_back("sumDy", dtype);
+    outputs.back().AddAll(sum_dy, [&](int64_t c) { return s_dy[c]; });
+    outputs.emplace_back("sumDyXmu", dtype);
+    outputs.back().AddAll(sum_dy_xmu, [&](int64_t c) { return s_dy_xmu[c]; });
+  }
+  if (weight_g) {
+    outputs.emplace_back("gradWeight", dtype);
+    outputs.back().AddAll(dw, [&](int64_t c) { return s_dy_xmu[c] * invstd->Get(c); });
+  }
+  if (bias_g) {
+    outputs.emplace_back("gradBias", dtype);
+    outputs.back().AddAll(db, [&](int64_t c) { return s_dy[c]; });
+  }
+  return Judge(outputs);
+}
+
+// aclnnBatchNormGatherStatsWithCounts: every tensor ND; meanAll and invstdAll in the input's
+// dtype. The golden is upstream's formula over every row (negative counts included):
+// total = sum(count), meanAll = sum(mean * count) / total,
+// var = sum((1/invstd^2 - eps + (mean - meanAll)^2) * count) / total,
+// invstdAll = 1 / sqrt(var + eps); the running statistics (updated in place, which the
+// executor does not check) move by momentum towards meanAll and var * total / (total - 1).
+Outcome ReplayBatchNormGatherStatsWithCounts(const CaseDraw& d) {
+  auto x = d.Tensor("input"), mean = d.Tensor("mean"), invstd = d.Tensor("invstd");
+  auto running_mean = d.Tensor("runningMean"), running_var = d.Tensor("runningVar"), counts = d.Tensor("counts");
+  const double momentum = d.FloatAttr("momentum"), eps = d.FloatAttr("eps");
+  const int64_t rows = mean->dim(0), channels = mean->dim(1);
+  const aclDataType dtype = x->dtype();
+  HostTensor mean_all({channels}, dtype), invstd_all({channels}, dtype);
+  mean_all.FillNan();
+  invstd_all.FillNan();
+  const std::vector<double> rm0 = running_mean->Values(), rv0 = running_var->Values();
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnBatchNormGatherStatsWithCountsGetWorkspaceSize(
+      x->get(), mean->get(), invstd->get(), running_mean->get(), running_var->get(), momentum, eps, counts->get(),
+      mean_all.get(), invstd_all.get(), &workspace, &executor);
+  if (dtype == ACL_BF16 && !Rules().batch_norm_bf16) return ExpectRefusedByChip(status, dtype);
+  Outcome launched = Launch(status, aclnnBatchNormGatherStatsWithCounts, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+  double total = 0;
+  for (int64_t r = 0; r < rows; ++r) total += counts->Get(r);
+  std::vector<double> golden_mean(channels, 0.0), golden_var(channels, 0.0);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t r = 0; r < rows; ++r) golden_mean[c] += mean->Get(r * channels + c) * counts->Get(r) / total;
+    for (int64_t r = 0; r < rows; ++r) {
+      const double s = invstd->Get(r * channels + c), m = mean->Get(r * channels + c) - golden_mean[c];
+      golden_var[c] += (1.0 / (s * s) - eps + m * m) * counts->Get(r);
+    }
+    golden_var[c] /= total;
+  }
+  std::vector<SingleBm> outputs;
+  outputs.emplace_back("meanAll", dtype);
+  outputs.back().AddAll(mean_all, [&](int64_t c) { return golden_mean[c]; });
+  outputs.emplace_back("invstdAll", dtype);
+  outputs.back().AddAll(invstd_all, [&](int64_t c) { return 1.0 / std::sqrt(golden_var[c] + eps); });
+  outputs.emplace_back("runningMean", running_mean->dtype());
+  outputs.back().AddAll(*running_mean, [&](int64_t c) {
+    return (1 - momentum) * rm0[c] + momentum * golden_mean[c];
+  });
+  outputs.emplace_back("runningVar", running_var->dtype());
+  outputs.back().AddAll(*running_var, [&](int64_t c) {
+    return (1 - momentum) * rv0[c] + momentum * golden_var[c] * total / (total - 1);
+  });
+  return Judge(outputs);
+}
+
+// Nearest-exact source index, in PyTorch's float arithmetic (scale = in / out when no scale
+// is given, as the executor's pyaclnn path passes scales of 0 with the `size` attribute).
+int64_t NearestExactSource(int64_t out_index, int64_t in_size, int64_t out_size) {
+  const float scale = static_cast<float>(in_size) / static_cast<float>(out_size);
+  const int64_t source = static_cast<int64_t>(std::floor((static_cast<float>(out_index) + 0.5f) * scale));
+  return std::min(source, in_size - 1);
+}
+
+// The index into an [N, C, D, H, W] input of output element k of [N, C, d, h, w].
+struct NearestExactMap {
+  NearestExactMap(const std::vector<int64_t>& in, const std::vector<int64_t>& out) : in_(in), out_(out) {}
+  int64_t Source(int64_t k) const {
+    const int64_t w = k % out_[4], h = (k / out_[4]) % out_[3], dd = (k / (out_[4] * out_[3])) % out_[2];
+    const int64_t plane = k / (out_[4] * out_[3] * out_[2]);
+    return ((plane * in_[2] + NearestExactSource(dd, in_[2], out_[2])) * in_[3] +
+            NearestExactSource(h, in_[3], out_[3])) * in_[4] + NearestExactSource(w, in_[4], out_[4]);
+  }
+  std::vector<int64_t> in_, out_;
+};
+
+// The output shape: the input's N and C, then the `size` attribute.
+std::vector<int64_t> UpsampledShape(const CaseDraw& d) {
+  const std::vector<int64_t> in = d.Shape("input");
+  const std::vector<int64_t> size = d.attrs().at("size").get<std::vector<int64_t>>();
+  return {in.at(0), in.at(1), size.at(0), size.at(1), size.at(2)};
+}
+
+// aclnnUpsampleNearestExact3d: outputSize = `size`, scales 0 (the executor's pyaclnn path).
+Outcome ReplayUpsampleNearestExact3d(const CaseDraw& d) {
+  auto x = d.Tensor("input");
+  const std::vector<int64_t> out_shape = UpsampledShape(d);
+  HostTensor y(out_shape, x->dtype());
+  y.FillNan();
+  const std::vector<int64_t> size(out_shape.begin() + 2, out_shape.end());
+  aclIntArray* output_size = aclCreateIntArray(size.data(), size.size());
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status =
+      aclnnUpsampleNearestExact3dGetWorkspaceSize(x->get(), output_size, 0.0, 0.0, 0.0, y.get(), &workspace, &executor);
+  aclDestroyIntArray(output_size);
+  if (!Rules().upsample_forward) return ExpectNoKernelOnChip(status);
+  if (x->dtype() == ACL_BF16 && !Rules().upsample_bf16) return ExpectRefusedByChip(status, x->dtype());
+  Outcome launched = Launch(status, aclnnUpsampleNearestExact3d, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+  const NearestExactMap map(x->shape(), out_shape);
+  std::vector<SingleBm> outputs;
+  outputs.emplace_back("out", y.dtype());
+  outputs.back().AddAll(y, [&](int64_t k) { return x->Get(map.Source(k)); });
+  return Judge(outputs);
+}
+
+// aclnnUpsampleNearestExact3dBackward: inputSize = the table's input shape, outputSize =
+// `size`, scales 0. The executor's golden back-propagates a gradient of ones; here gradOut
+// is drawn from the table's range for the input (a stricter check: every sum differs).
+Outcome ReplayUpsampleNearestExact3dBackward(const CaseDraw& d) {
+  const std::vector<int64_t> in_shape = d.Shape("input"), out_shape = UpsampledShape(d);
+  HostTensor dy(out_shape, d.Dtype("input"));
+  d.Fill(dy, "gradOut", d.tensors().at("input").at("range"));
+  HostTensor dx(in_shape, dy.dtype());
+  dx.FillNan();
+  const std::vector<int64_t> size(out_shape.begin() + 2, out_shape.end());
+  aclIntArray* output_size = aclCreateIntArray(size.data(), size.size());
+  aclIntArray* input_size = aclCreateIntArray(in_shape.data(), in_shape.size());
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
+      dy.get(), output_size, input_size, 0.0, 0.0, 0.0, dx.get(), &workspace, &executor);
+  aclDestroyIntArray(output_size);
+  aclDestroyIntArray(input_size);
+  if (!Rules().upsample_backward) return ExpectNoKernelOnChip(status);
+  Outcome launched = Launch(status, aclnnUpsampleNearestExact3dBackward, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+  const NearestExactMap map(in_shape, out_shape);
+  std::vector<double> golden(static_cast<size_t>(dx.count()), 0.0);
+  for (int64_t k = 0; k < dy.count(); ++k) golden[map.Source(k)] += dy.Get(k);
+  std::vector<SingleBm> outputs;
+  outputs.emplace_back("gradInput", dx.dtype());
+  outputs.back().AddAll(dx, [&](int64_t k) { return golden[k]; });
+  return Judge(outputs);
+}
+
+// ---------------------------------------------------------------------------------------
+// A table: its cases (all, or the default tier's sample), their outcomes and the matrix line.
+
+// Elements a case touches: its tensors, plus the upsampled tensor.
+int64_t CaseElements(const Json& c) {
+  int64_t elements = 0;
+  for (const char* name : {"input", "input0", "input1", "gradOut"}) {
+    if (!c.at("tensors").contains(name)) continue;
+    int64_t n = 1;
+    for (int64_t dim : c.at("tensors").at(name).at("shape").get<std::vector<int64_t>>()) n *= dim;
+    elements += n;
+  }
+  if (c.at("attrs").contains("size")) {
+    const std::vector<int64_t> in = c.at("tensors").at("input").at("shape").get<std::vector<int64_t>>();
+    int64_t n = in.at(0) * in.at(1);
+    for (int64_t s : c.at("attrs").at("size").get<std::vector<int64_t>>()) n *= s;
+    elements += n;
+  }
+  return elements;
+}
+
+// The default tier's sample: up to 12 cases of at most 2^16 elements, spread evenly over the
+// table (the table's order mixes dtypes and shapes), so the default run stays in seconds.
+std::vector<Json> Selected(const std::vector<Json>& cases) {
+  if (g_all_cases) return cases;
+  std::vector<Json> small;
+  for (const Json& c : cases) {
+    if (CaseElements(c) <= (int64_t{1} << 16)) small.push_back(c);
+  }
+  const size_t wanted = std::min<size_t>(12, small.size());
+  std::vector<Json> sample;
+  for (size_t i = 0; i < wanted; ++i) sample.push_back(small[i * small.size() / wanted]);
+  return sample;
+}
+
+void ReplayTable(const std::string& file, const std::function<Outcome(const CaseDraw&)>& replay) {
+  std::ifstream stream(std::string(OPENACLNN_CONFORMANCE_DIR) + "/atk/" + file);
+  ASSERT_TRUE(stream.good()) << "cannot open tests/conformance/atk/" << file;
+  const Json table = Json::parse(stream);
+  const std::string api = table.at("api").get<std::string>();
+  const std::vector<Json> all = table.at("cases").get<std::vector<Json>>();
+  ASSERT_EQ(static_cast<int>(all.size()), table.at("case_count").get<int>()) << file;
+  const std::vector<Json> cases = Selected(all);
+  ASSERT_FALSE(cases.empty()) << file;
+  int passed = 0, refused = 0, failed = 0;
+  for (const Json& c : cases) {
+    const CaseDraw draw(api, c);
+    const Outcome outcome = replay(draw);
+    switch (outcome.verdict) {
+      case Verdict::kPass: ++passed; break;
+      case Verdict::kRefusedByChip: ++refused; break;
+      case Verdict::kFail:
+        ++failed;
+        ADD_FAILURE() << api << " case " << draw.id() << " (" << table.at("table").get<std::string>()
+                      << ") on " << Rules().soc << ": " << outcome.detail;
+        break;
+    }
+  }
+  std::printf("atk-matrix | %s | %s | %zu | %d | %d | %d\n", api.c_str(), Rules().soc.c_str(), cases.size(), passed,
+              refused, failed);
+}
+
+TEST(AtkReplay, BatchNorm) { ReplayTable("batch_norm.atk_cases.json", ReplayBatchNorm); }
+TEST(AtkReplay, BatchNormBackward) { ReplayTable("batch_norm_backward.atk_cases.json", ReplayBatchNormBackward); }
+TEST(AtkReplay, BatchNormElemt) { ReplayTable("batch_norm_elemt.atk_cases.json", ReplayBatchNormElemt); }
+TEST(AtkReplay, BatchNormElemtBackward) {
+  ReplayTable("batch_norm_elemt_backward.atk_cases.json", ReplayBatchNormElemtBackward);
+}
+TEST(AtkReplay, BatchNormReduceBackward) {
+  ReplayTable("batch_norm_reduce_backward.atk_cases.json", ReplayBatchNormReduceBackward);
+}
+TEST(AtkReplay, BatchNormGatherStatsWithCounts) {
+  ReplayTable("batch_norm_gather_stats_with_counts.atk_cases.json", ReplayBatchNormGatherStatsWithCounts);
+}
+TEST(AtkReplay, UpsampleNearestExact3d) {
+  ReplayTable("upsample_nearest_exact3d.atk_cases.json", ReplayUpsampleNearestExact3d);
+}
+TEST(AtkReplay, UpsampleNearestExact3dBackward) {
+  ReplayTable("upsample_nearest_exact3d_backward.atk_cases.json", ReplayUpsampleNearestExact3dBackward);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) g_all_cases = g_all_cases || std::string(argv[i]) == "--all";
+  ::testing::AddGlobalTestEnvironment(new support::AclEnvironment);
+  return RUN_ALL_TESTS();
+}
