@@ -18,7 +18,7 @@ help:
 	@echo "              the AArch64 unit tests under qemu (NEON, SVE/SVE2)"
 	@echo "make test-large - the slow tier (large problems)"
 	@echo "make test-aarch64 - cross-build for AArch64, run the unit tests under qemu-aarch64 on NEON and SVE/SVE2 (128, 256, 512 bits)"
-	@echo "make package - Debian packages openaclnn and openaclnn-dev in build/packages/"
+	@echo "make package - Debian packages openaclnn, openaclnn-dev, openaclnn-hccl and openaclnn-hccl-dev in build/packages/"
 	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe; the SyncBN step at W = 1, 2"
 	@echo "make fuzz   - every libFuzzer target for FUZZ_SECONDS (default 60) each, ASan+UBSan"
 	@echo "make mutation-check - apply small realistic bugs one at a time; every one must make a test fail"

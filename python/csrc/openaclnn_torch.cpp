@@ -448,7 +448,9 @@ std::vector<int64_t> CallCounts() {
 // The thread count openaclnn's next plan uses (each call sets it to torch's first).
 int64_t LibraryThreads() { return openaclnnGetNumThreads(); }
 
+// The report's thread count is torch's current one, as every call through the extension sets it.
 std::string SystemReport() {
+  openaclnnSetNumThreads(at::get_num_threads());
   const char* report = openaclnnGetSystemReport();
   return report != nullptr ? report : "";
 }

@@ -10,8 +10,9 @@ While enabled, these PyTorch operators run openaclnn's operators on CPU tensors:
 
 so ``torch.nn.Upsample(mode="nearest-exact")``, ``F.interpolate(..., mode="nearest-exact")``
 and ``torch.nn.BatchNorm1d/2d/3d`` with their autograd use them without any change to user
-code. Inputs the operators do not take (float64, float16, other devices, mixed scales, empty
-tensors, ...) run PyTorch's own kernel. ``disable()`` restores PyTorch's kernels.
+code. Inputs the operators do not take (float64, float16, other devices, mixed scales, ...)
+run PyTorch's own kernel; empty tensors are taken like any other (there is nothing to
+compute). ``disable()`` restores PyTorch's kernels.
 """
 import contextlib
 import os
@@ -75,5 +76,6 @@ def library_threads():
 
 
 def system_report():
-    """openaclnn's report of this machine: SIMD targets (available, dispatched), threads, caches."""
+    """openaclnn's report of this machine: SIMD targets (available, dispatched), threads (torch's
+    current count, which every call through the extension plans with), caches."""
     return str(_ops.system_report())

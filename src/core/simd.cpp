@@ -22,6 +22,8 @@ HWY_AFTER_NAMESPACE();
 
 #include "core/simd.h"
 
+#include "core/environment.h"
+
 namespace oa {
 
 HWY_EXPORT(CompiledTargetName);
@@ -82,8 +84,10 @@ void ApplySimdEnvironment() {
   std::call_once(g_environment_applied, [] {
     const char* requested = std::getenv("OPENACLNN_SIMD");
     if (requested != nullptr && *requested != '\0' && !ForceSimdTarget(requested)) {
-      std::fprintf(stderr, "openaclnn: OPENACLNN_SIMD=%s is not an available target; using the best one\n",
-                   requested);
+      std::string accepted = "best, baseline";
+      for (const std::string& target : SimdAvailableTargets()) accepted += ", " + target;
+      accepted = "a target this CPU runs (" + accepted + ")";
+      WarnAboutVariable("OPENACLNN_SIMD", requested, accepted.c_str(), "the best one");
     }
   });
 }

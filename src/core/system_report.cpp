@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <list>
+#include <mutex>
 #include <string>
 
 #include "acl/acl.h"
@@ -14,9 +16,10 @@
 namespace oa {
 namespace {
 
-// The environment variables the library reads, in the order the README lists them.
-const char* const kEnvironmentVariables[] = {"OPENACLNN_SIMD", "OPENACLNN_NUM_THREADS", "OMP_NUM_THREADS",
-                                             "OPENACLNN_VERBOSE", "OPENACLNN_VERBOSE_FILE", "OPENACLNN_SOC_VERSION"};
+// The environment variables the libraries read (docs/environment.md).
+const char* const kEnvironmentVariables[] = {"OPENACLNN_SIMD",        "OPENACLNN_NUM_THREADS",  "OMP_NUM_THREADS",
+                                             "OPENACLNN_VERBOSE",     "OPENACLNN_VERBOSE_FILE", "OPENACLNN_SOC_VERSION",
+                                             "HCCL_DETERMINISTIC",    "OPENACLNN_HCCL_CHUNK_ELEMENTS"};
 
 std::string ReadFirstLine(const std::string& path) {
   std::ifstream file(path);
@@ -54,7 +57,7 @@ std::string BuildSystemReport() {
   report += "simd.available:";
   for (const std::string& target : SimdAvailableTargets()) report += " " + target;
   report += "\nsimd.dispatched: " + ActiveSimdTarget() + "\n";
-  report += "threads: " + std::to_string(DefaultThreadCount()) + " (from " + DefaultThreadCountSource() + ")\n";
+  report += "threads: " + std::to_string(NumThreads()) + " (from " + ThreadCountSource() + ")\n";
   report += CacheLines();
   for (const char* name : kEnvironmentVariables) {
     const char* value = std::getenv(name);
@@ -79,8 +82,17 @@ extern "C" aclError aclrtGetVersion(int32_t* majorVersion, int32_t* minorVersion
 
 extern "C" const char* openaclnnGetSystemReport(void) {
   try {
-    static const std::string report = oa::BuildSystemReport();
-    return report.c_str();
+    // Built at each call (the thread count may have changed since); every distinct report
+    // is kept for the life of the process, so a returned pointer never dangles.
+    static std::mutex mutex;
+    static std::list<std::string> reports;
+    const std::string report = oa::BuildSystemReport();
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const std::string& kept : reports) {
+      if (kept == report) return kept.c_str();
+    }
+    reports.push_back(report);
+    return reports.back().c_str();
   } catch (...) {  // out of memory: no C++ exception crosses the C boundary
     return oa::Fail<const char*>(nullptr, "openaclnnGetSystemReport: out of host memory");
   }

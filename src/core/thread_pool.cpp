@@ -1,5 +1,6 @@
 #include "core/thread_pool.h"
 
+#include "core/environment.h"
 #include "runtime/fork.h"
 
 #include <sched.h>
@@ -15,12 +16,16 @@
 namespace oa {
 namespace {
 
-int ParsePositive(const char* text) {
+constexpr int kMaxThreads = 1024;
+
+// OMP_NUM_THREADS is OpenMP's (a list like "4,2" is valid there): its first number, else 0.
+int OmpThreadCount() {
+  const char* text = std::getenv("OMP_NUM_THREADS");
   if (text == nullptr || *text == '\0') return 0;
   char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);  // OMP_NUM_THREADS may be a list: take the first
+  const long value = std::strtol(text, &end, 10);
   if (end == text || value <= 0) return 0;
-  return static_cast<int>(std::min<long>(value, 1024));
+  return static_cast<int>(std::min<long>(value, kMaxThreads));
 }
 
 int AffinityCpuCount() {
@@ -137,8 +142,10 @@ struct ThreadCountChoice {
 
 const ThreadCountChoice& DefaultThreadChoice() {
   static const ThreadCountChoice choice = []() -> ThreadCountChoice {
-    if (int n = ParsePositive(std::getenv("OPENACLNN_NUM_THREADS"))) return {n, "OPENACLNN_NUM_THREADS"};
-    if (int n = ParsePositive(std::getenv("OMP_NUM_THREADS"))) return {n, "OMP_NUM_THREADS"};
+    const int64_t requested = IntegerVariable("OPENACLNN_NUM_THREADS", 1, kMaxThreads, 0,
+                                              "OMP_NUM_THREADS or the CPUs of the affinity mask");
+    if (requested > 0) return {static_cast<int>(requested), "OPENACLNN_NUM_THREADS"};
+    if (int n = OmpThreadCount()) return {n, "OMP_NUM_THREADS"};
     return {AffinityCpuCount(), "affinity"};
   }();
   return choice;
@@ -149,6 +156,10 @@ const ThreadCountChoice& DefaultThreadChoice() {
 int DefaultThreadCount() { return DefaultThreadChoice().count; }
 
 const char* DefaultThreadCountSource() { return DefaultThreadChoice().source; }
+
+const char* ThreadCountSource() {
+  return g_thread_override.load(std::memory_order_relaxed) > 0 ? "openaclnnSetNumThreads" : DefaultThreadCountSource();
+}
 
 int NumThreads() {
   const int override_count = g_thread_override.load(std::memory_order_relaxed);

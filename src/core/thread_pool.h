@@ -12,8 +12,10 @@ namespace oa {
 int DefaultThreadCount();
 // Where DefaultThreadCount came from: "OPENACLNN_NUM_THREADS", "OMP_NUM_THREADS" or "affinity".
 const char* DefaultThreadCountSource();
-// Current thread count (>= 1).
+// Current thread count (>= 1), and where it came from: "openaclnnSetNumThreads" while an
+// override holds, else DefaultThreadCountSource().
 int NumThreads();
+const char* ThreadCountSource();
 // Overrides the thread count for plans made from now on (n <= 0 restores the default).
 void SetNumThreads(int n);
 

@@ -1,5 +1,7 @@
 #include "core/verbose.h"
 
+#include "core/environment.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -17,10 +19,7 @@ namespace oa {
 namespace {
 
 int LevelFromEnvironment() {
-  const char* text = std::getenv("OPENACLNN_VERBOSE");
-  if (text == nullptr) return 0;
-  const int level = std::atoi(text);
-  return level < 0 ? 0 : level > 2 ? 2 : level;
+  return static_cast<int>(IntegerVariable("OPENACLNN_VERBOSE", 0, 2, 0, "0 (no log)"));
 }
 
 std::atomic<int>& Level() {

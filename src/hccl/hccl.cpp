@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.h"
 #include "core/half.h"
 #include "hccl/hccl.h"
 #include "runtime/error.h"
@@ -292,10 +293,8 @@ HcclResult EnsureTransport(const char* api, bool* use_mpi) {
 // The chunk limit: MPI counts are int. OPENACLNN_HCCL_CHUNK_ELEMENTS lowers it so the tests
 // exercise the chunked paths with small buffers.
 uint64_t ChunkElements(size_t element_size) {
-  static const uint64_t override_elements = [] {
-    const char* text = std::getenv("OPENACLNN_HCCL_CHUNK_ELEMENTS");
-    return text != nullptr ? std::strtoull(text, nullptr, 10) : 0ull;
-  }();
+  static const uint64_t override_elements = static_cast<uint64_t>(
+      oa::IntegerVariable("OPENACLNN_HCCL_CHUNK_ELEMENTS", 1, INT_MAX, 0, "MPI's count limit"));
   const uint64_t limit = static_cast<uint64_t>(INT_MAX) / element_size;
   return override_elements > 0 && override_elements < limit ? override_elements : limit;
 }
@@ -584,6 +583,10 @@ std::string Execute(Communicator& comm, const Collective& op) {
 bool DeterministicRequested() {
   const char* text = std::getenv("HCCL_DETERMINISTIC");
   if (text != nullptr && strcasecmp(text, "true") == 0) return true;
+  if (text != nullptr && *text != '\0' && strcasecmp(text, "false") != 0) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) oa::WarnAboutVariable("HCCL_DETERMINISTIC", text, "true or false", "false");
+  }
   int64_t value = 0;
   return aclrtCtxGetSysParamOpt(ACL_OPT_DETERMINISTIC, &value) == ACL_SUCCESS && value != 0;
 }

@@ -513,6 +513,16 @@ class SimdTargetTest(unittest.TestCase):
 
 
 class ThreadsTest(CountingTestCase):
+    def test_system_report_names_torchs_thread_count(self):
+        saved = torch.get_num_threads()
+        try:
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+                report = dict(line.split(": ", 1) for line in oa.system_report().splitlines() if ": " in line)
+                self.assertEqual(report["threads"], "%d (from openaclnnSetNumThreads)" % threads)
+        finally:
+            torch.set_num_threads(saved)
+
     def test_threads_follow_torch_and_results_do_not_depend_on_them(self):
         saved = torch.get_num_threads()
         x = random_view([4, 16, 9, 10, 11], torch.float32, "channels_last", random.Random(SEED + 20), offset=2)
