@@ -14,8 +14,9 @@
 // for, with ACLNN_ERR_INNER_FIND_KERNEL_ERROR.
 //
 // Default: a sample of each table (the default test tier); `--all`: every case (large tier).
-// Each table ends with one line "atk-matrix | <api> | <soc> | <cases> | <pass> | <refused> |
-// <fail>" (docs/conformance.md's pass matrix is built from these lines).
+// Each table ends with one line "atk-matrix | <api> | <soc> | <cases> | <pass> | <documented>
+// | <refused> | <fail>" (docs/conformance.md's pass matrix is built from these lines), and
+// each case in a documented class prints an "atk-documented" line saying why.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -338,7 +339,9 @@ class SingleBm {
 // ---------------------------------------------------------------------------------------
 // The outcome of one case.
 
-enum class Verdict { kPass, kRefusedByChip, kFail };
+// kDocumented: single_bm fails against float64, but the result is exactly what the
+// contract prescribes and upstream's own golden computes (docs/conformance.md lists each class).
+enum class Verdict { kPass, kDocumented, kRefusedByChip, kFail };
 struct Outcome {
   Verdict verdict = Verdict::kPass;
   std::string detail;
@@ -816,7 +819,20 @@ Outcome ReplayUpsampleNearestExact3dBackward(CaseDraw& d) {
   std::vector<SingleBm> outputs;
   outputs.emplace_back("gradInput", dx.dtype());
   outputs.back().AddAll(dx, [&](int64_t k) { return golden[k]; });
-  return Judge(outputs);
+  Outcome judged = Judge(outputs);
+  if (judged.verdict != Verdict::kFail || dx.dtype() != ACL_FLOAT) return judged;
+  // FLOAT: the contract is PyTorch's fp32 sum in output order, which is also what the
+  // executor's golden (torch on CPU) computes. A window whose fp32 sum cancels can miss
+  // single_bm against float64; such a case is documented only if every element is that
+  // fp32 sum bit for bit.
+  std::vector<float> torch_order(static_cast<size_t>(dx.count()), 0.0f);
+  for (int64_t k = 0; k < dy.count(); ++k) torch_order[map.Source(k)] += static_cast<float>(dy.Get(k));
+  for (int64_t k = 0; k < dx.count(); ++k) {
+    const double expected = torch_order[k];
+    if (!(dx.Get(k) == expected || (std::isnan(dx.Get(k)) && std::isnan(expected)))) return judged;
+  }
+  return {Verdict::kDocumented, "fp32 window sums cancel; every element is PyTorch's fp32 sum bit for bit (" +
+                                    judged.detail + ")"};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -863,12 +879,16 @@ void ReplayTable(const std::string& file, const std::function<Outcome(CaseDraw&)
   ASSERT_EQ(static_cast<int>(all.size()), table.at("case_count").get<int>()) << file;
   const std::vector<Json> cases = Selected(all);
   ASSERT_FALSE(cases.empty()) << file;
-  int passed = 0, refused = 0, failed = 0;
+  int passed = 0, documented = 0, refused = 0, failed = 0;
   for (const Json& c : cases) {
     CaseDraw draw(api, c);
     const Outcome outcome = replay(draw);
     switch (outcome.verdict) {
       case Verdict::kPass: ++passed; break;
+      case Verdict::kDocumented:
+        ++documented;
+        std::printf("atk-documented | %s | case %d | %s\n", api.c_str(), draw.id(), outcome.detail.c_str());
+        break;
       case Verdict::kRefusedByChip: ++refused; break;
       case Verdict::kFail:
         ++failed;
@@ -877,8 +897,8 @@ void ReplayTable(const std::string& file, const std::function<Outcome(CaseDraw&)
         break;
     }
   }
-  std::printf("atk-matrix | %s | %s | %zu | %d | %d | %d\n", api.c_str(), Rules().soc.c_str(), cases.size(), passed,
-              refused, failed);
+  std::printf("atk-matrix | %s | %s | %zu | %d | %d | %d | %d\n", api.c_str(), Rules().soc.c_str(), cases.size(),
+              passed, documented, refused, failed);
 }
 
 TEST(AtkReplay, BatchNorm) { ReplayTable("batch_norm.atk_cases.json", ReplayBatchNorm); }
