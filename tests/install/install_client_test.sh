@@ -13,11 +13,13 @@ prefix=$work/prefix
 
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
 libdir=$(find "$prefix" -name libascendcl.so -printf '%h\n' | head -n1)
-export LD_LIBRARY_PATH=$libdir
+# No LD_LIBRARY_PATH: every client must start as the documented link line builds it
+# (-Wl,-rpath, pkg-config's flags, CMake's own rpath).
+unset LD_LIBRARY_PATH
 
 echo "== C headers compile as C99"
 cc -std=c99 -Wall -Wextra -Werror -I"$prefix/include" "$source_dir/tests/install/c_headers_check.c" \
-   -L"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/c_headers_check"
+   -L"$libdir" -Wl,-rpath,"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/c_headers_check"
 "$work/c_headers_check"
 
 echo "== CMake find_package(openaclnn) client"
@@ -34,7 +36,8 @@ cmake --build "$work/cmake_events" >/dev/null
 
 echo "== plain link line with CANN library names, under AddressSanitizer"
 c++ -std=c++17 -Wall -Wextra -Werror -fsanitize=address -fno-omit-frame-pointer -I"$prefix/include" \
-    "$source_dir/examples/runtime_client/main.cpp" -L"$libdir" -lascendcl -lnnopbase -lopapi -o "$work/asan_client"
+    "$source_dir/examples/runtime_client/main.cpp" -L"$libdir" -Wl,-rpath,"$libdir" -lascendcl -lnnopbase -lopapi \
+    -o "$work/asan_client"
 ASAN_OPTIONS=detect_leaks=1 "$work/asan_client"
 
 echo "== pkg-config"
@@ -44,14 +47,14 @@ c++ -std=c++17 "$source_dir/examples/runtime_client/main.cpp" $flags -o "$work/p
 echo "== HCCL client with CANN's link line -lhccl -lhcomm -lascendcl -lnnopbase -lopapi (mpicxx)"
 # OMPI_SKIP_MPICXX: Open MPI's deprecated C++ bindings do not compile warning-free.
 mpicxx -std=c++17 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$prefix/include" "$source_dir/examples/hccl_all_reduce/main.cpp" \
-    -L"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi -o "$work/hccl_client"
+    -L"$libdir" -Wl,-rpath,"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi -o "$work/hccl_client"
 "$work/hccl_client" >/dev/null  # a singleton, no mpirun
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
     mpirun --oversubscribe -np 2 "$work/hccl_client"
 
 echo "== SyncBN example with the same link line, alone and under mpirun"
 mpicxx -std=c++17 -Wall -Wextra -Werror -DOMPI_SKIP_MPICXX -I"$prefix/include" "$source_dir/examples/sync_batch_norm/main.cpp" \
-    -L"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi -o "$work/sync_batch_norm"
+    -L"$libdir" -Wl,-rpath,"$libdir" -lhccl -lhcomm -lascendcl -lnnopbase -lopapi -o "$work/sync_batch_norm"
 "$work/sync_batch_norm" >/dev/null
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none \
     mpirun --oversubscribe -np 3 "$work/sync_batch_norm" --channels-last
