@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Writes docs/api-coverage.md: every function and header the installed package provides
+(read from include/), the dtypes and formats of each operator, and the CANN operator
+headers it does not provide (docs/api/cann-operator-headers.txt, derived from upstream).
+
+  scripts/api-coverage.py            rewrite docs/api-coverage.md
+  scripts/api-coverage.py --check    exit 1 if docs/api-coverage.md is not what this writes
+  scripts/api-coverage.py --derive --ops-nn DIR --ops-cv DIR --ops-math DIR
+                                     rewrite docs/api/cann-operator-headers.txt from upstream
+                                     clones (`fetch github:hicann/ops-nn` etc. leave them)
+"""
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs/api-coverage.md"
+UPSTREAM_LIST = ROOT / "docs/api/cann-operator-headers.txt"
+
+# Per operator header: (dtypes of the activations, formats, the page with every rule).
+OPERATORS = {
+    "aclnn_batch_norm.h": ("FLOAT, FLOAT16, BF16 (per-channel tensors any of these)",
+                           "2-8 dims, channel dim 1; NCDHW / NDHWC for 5-D", "aclnnBatchNorm.md"),
+    "aclnn_batch_norm_backward.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1", "aclnnBatchNormBackward.md"),
+    "aclnn_batch_norm_backward_reduce.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1",
+                                           "aclnnBatchNormReduceBackward.md"),
+    "aclnn_batch_norm_elemt.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1", "aclnnBatchNormElemt.md"),
+    "aclnn_batch_norm_elemt_backward.h": ("FLOAT, FLOAT16, BF16; counter INT32, FLOAT16, FLOAT",
+                                          "2-8 dims, channel dim 1", "aclnnBatchNormElemtBackward.md"),
+    "aclnn_batch_norm_gather_stats_with_counts.h": ("FLOAT, FLOAT16, BF16", "per-rank rows [n, C]",
+                                                    "aclnnBatchNormGatherStatsWithCounts.md"),
+    "aclnn_batch_norm_stats.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1", "aclnnBatchNormStats.md"),
+    "aclnn_fast_batch_norm_backward.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1",
+                                         "aclnnFastBatchNormBackward.md"),
+    "aclnn_upsample_nearest_exact3d.h": ("FLOAT, FLOAT16, BF16", "5-D NCDHW or NDHWC, any strides",
+                                         "aclnnUpsampleNearestExact3d.md"),
+    "aclnn_upsample_nearest_exact3d_backward.h": ("FLOAT, FLOAT16, BF16", "5-D NCDHW or NDHWC, any strides",
+                                                  "aclnnUpsampleNearestExact3dBackward.md"),
+}
+
+# Header groups in page order: (title, folder, library).
+GROUPS = [
+    ("Runtime (ACL)", "acl", "libascendcl (one shared object, libopenaclnn.so.0, answers to libascendcl, "
+     "libnnopbase and libopapi)"),
+    ("Operator base (aclnn)", "aclnn", "libnnopbase (libopenaclnn.so.0)"),
+    ("Operators (aclnnop)", "aclnnop", "libopapi (libopenaclnn.so.0)"),
+    ("HCCL", "hccl", "libhccl / libhcomm"),
+    ("openaclnn's own additions (not in CANN)", "openaclnn", "libopenaclnn.so.0"),
+]
+
+DECLARATION = re.compile(r"^\s*(?:ACL_FUNC_VISIBILITY|ACLNN_API|extern)\s+[\w\s\*]*?\b(\w+)\s*\(", re.M)
+
+
+def functions(header):
+    names = []
+    for name in DECLARATION.findall(header.read_text()):
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def upstream_headers():
+    """{header: repository} from the committed list."""
+    headers = {}
+    for line in UPSTREAM_LIST.read_text().splitlines():
+        if line and not line.startswith("#"):
+            repo, header = line.split()
+            headers[header] = repo
+    return headers
+
+
+def page():
+    lines = ["# API coverage",
+             "",
+             "What the installed package provides, read from its headers (`include/`) by",
+             "`scripts/api-coverage.py`, which also writes this page; the test `docs_api_coverage`",
+             "fails when a header changes and this page does not. Every function below is",
+             "CANN's signature, except the last group.",
+             ""]
+    provided_ops = set()
+    for title, folder, library in GROUPS:
+        headers = sorted((ROOT / "include" / folder).glob("*.h"))
+        lines += [f"## {title}", "", f"Library: {library}.", ""]
+        if folder == "aclnnop":
+            lines += ["| header | entry points | dtypes | formats | page |", "|---|---|---|---|---|"]
+            for header in headers:
+                if header.name not in OPERATORS:
+                    sys.exit(f"api-coverage.py: add {header.name} to OPERATORS (dtypes, formats, page)")
+                dtypes, formats, doc = OPERATORS[header.name]
+                entry = ", ".join(f"`{f}`" for f in functions(header))
+                lines.append(f"| `aclnnop/{header.name}` | {entry} | {dtypes} | {formats} | [{doc}]({doc}) |")
+                provided_ops.add(header.name)
+            lines.append("")
+            lines.append("Every operator's page has its parameter table, statuses and the SoC profiles' "
+                         "differences ([soc-profiles.md](soc-profiles.md)).")
+        else:
+            lines += ["| header | functions |", "|---|---|"]
+            for header in headers:
+                names = functions(header)
+                lines.append(f"| `{folder}/{header.name}` | " + (", ".join(f"`{n}`" for n in names) or
+                                                                  "types and constants") + " |")
+        lines.append("")
+    upstream = upstream_headers()
+    stale = sorted(h for h in OPERATORS if h not in upstream)
+    if stale:
+        sys.exit(f"api-coverage.py: {stale} not in {UPSTREAM_LIST.name}; rerun --derive")
+    missing = {}
+    for header, repo in sorted(upstream.items()):
+        if header not in provided_ops:
+            missing.setdefault(repo, []).append(header)
+    lines += ["## CANN operator headers not provided",
+              "",
+              f"Upstream CANN's operator libraries declare {len(upstream)} operator headers "
+              f"(`op_api/aclnn_*.h` in {', '.join('hicann/' + r for r in sorted(set(upstream.values())))}; "
+              f"the list and its commits: `docs/api/{UPSTREAM_LIST.name}`). This package provides "
+              f"{len(provided_ops)}. A program that includes one of the others fails to compile "
+              "with \"No such file or directory\" for that header.",
+              ""]
+    for repo, headers in sorted(missing.items()):
+        lines += [f"### hicann/{repo} ({len(headers)})", "", ", ".join(f"`{h}`" for h in headers), ""]
+    return "\n".join(lines)
+
+
+def derive(args):
+    out = [f"# CANN operator headers (op_api/aclnn_*.h outside experimental/ and tests/), written by",
+           f"# scripts/api-coverage.py --derive. Format: <repository> <header>."]
+    rows = []
+    for repo, directory in (("ops-nn", args.ops_nn), ("ops-cv", args.ops_cv), ("ops-math", args.ops_math)):
+        git = ["git", "--git-dir", str(directory)]
+        commit = subprocess.check_output(git + ["rev-parse", "HEAD"], text=True).strip()
+        out.append(f"# hicann/{repo} at {commit}")
+        paths = subprocess.check_output(git + ["ls-tree", "-r", "--name-only", "HEAD"], text=True).splitlines()
+        names = sorted({pathlib.PurePosixPath(p).name for p in paths
+                        if re.search(r"op_api/aclnn_[a-z0-9_]+\.h$", p) and "experimental/" not in p
+                        and "/tests/" not in p})
+        rows += [(repo, name) for name in names]
+    seen = set()
+    for repo, name in rows:
+        if name not in seen:
+            seen.add(name)
+            out.append(f"{repo} {name}")
+    UPSTREAM_LIST.parent.mkdir(parents=True, exist_ok=True)
+    UPSTREAM_LIST.write_text("\n".join(out) + "\n")
+    print(f"{UPSTREAM_LIST}: {len(seen)} headers")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--derive", action="store_true")
+    parser.add_argument("--ops-nn")
+    parser.add_argument("--ops-cv")
+    parser.add_argument("--ops-math")
+    args = parser.parse_args()
+    if args.derive:
+        derive(args)
+        return
+    text = page() + "\n"
+    if args.check:
+        if PAGE.read_text() != text:
+            sys.exit("docs/api-coverage.md is stale: run scripts/api-coverage.py and commit the result")
+        print("docs/api-coverage.md is up to date")
+        return
+    PAGE.write_text(text)
+    print(f"wrote {PAGE}")
+
+
+if __name__ == "__main__":
+    main()
