@@ -534,29 +534,68 @@ int Run(bool print_digest, int timed_steps) {
   return 0;
 }
 
+const char kUsage[] =
+    "usage: [mpirun -np W] example_sync_batch_norm [--bf16] [--channels-last] [--digest]\n"
+    "                                              [--shape N,C,H,W] [--time STEPS]\n"
+    "One synchronized batch-norm training step across the MPI ranks, checked against the\n"
+    "single-process operators on the concatenated batch.\n"
+    "  --bf16           activations in bf16 (default fp32)\n"
+    "  --channels-last  NHWC memory under the NCHW view\n"
+    "  --digest         rank 0 prints a digest of every rank's results (HCCL_DETERMINISTIC=true:\n"
+    "                   two runs print the same one)\n"
+    "  --shape N,C,H,W  every rank's batch (default: unequal batches of C = 3, 4 x 5)\n"
+    "  --time STEPS     then time STEPS more steps and the collectives alone (medians, rank 0)\n"
+    "  --help           this text\n";
+
+// Options into the globals; false (after printing why) for an unknown or malformed one.
+bool ParseOptions(int argc, char** argv, bool* print_digest, int* timed_steps) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string option = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (option == "--bf16") {
+      g_bf16 = true;
+    } else if (option == "--channels-last") {
+      g_channels_last = true;
+    } else if (option == "--digest") {
+      *print_digest = true;
+    } else if (option == "--time" && has_value && std::atoi(argv[i + 1]) > 0) {
+      *timed_steps = std::atoi(argv[++i]);
+    } else if (option == "--shape" && has_value) {
+      long long n = 0, c = 0, h = 0, w = 0;
+      if (std::sscanf(argv[++i], "%lld,%lld,%lld,%lld", &n, &c, &h, &w) != 4 || n < 0 || c <= 0 || h <= 0 ||
+          w <= 0) {
+        if (g_rank == 0) std::fprintf(stderr, "--shape wants N,C,H,W with N >= 0 and C, H, W > 0, got %s\n", argv[i]);
+        return false;
+      }
+      g_equal_batch = n;
+      kC = c;
+      kH = h;
+      kW = w;
+    } else {
+      if (g_rank == 0) std::fprintf(stderr, "unknown or incomplete option %s\n%s", option.c_str(), kUsage);
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::fputs(kUsage, stdout);  // before MPI_Init: no mpirun needed to read it
+      return 0;
+    }
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   bool print_digest = false;
   int timed_steps = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string option = argv[i];
-    g_bf16 |= option == "--bf16";
-    g_channels_last |= option == "--channels-last";
-    print_digest |= option == "--digest";
-    if (option == "--time" && i + 1 < argc) timed_steps = std::atoi(argv[++i]);
-    if (option == "--shape" && i + 1 < argc) {
-      long long n = 0, c = 0, h = 0, w = 0;
-      if (std::sscanf(argv[++i], "%lld,%lld,%lld,%lld", &n, &c, &h, &w) == 4 && n >= 0 && c > 0 && h > 0 && w > 0) {
-        g_equal_batch = n;
-        kC = c;
-        kH = h;
-        kW = w;
-      }
-    }
+  if (!ParseOptions(argc, argv, &print_digest, &timed_steps)) {
+    MPI_Finalize();
+    return 2;
   }
   const int failed = Run(print_digest, timed_steps);
   int any_failed = 0;
