@@ -182,7 +182,8 @@ class HostTensor {
 
 // ---------------------------------------------------------------------------------------
 // Drawing a case's values: every element from its own counter-based draw, so a tensor of a
-// billion elements needs no state and the same case draws the same values on every machine.
+// billion elements needs no state and a case draws the same values on every run (uniform
+// draws on every machine; normal ones go through libm's log and cos).
 
 uint64_t Fnv1a(const std::string& text) {
   uint64_t hash = 0xcbf29ce484222325ull;
