@@ -6,7 +6,7 @@
 #include <random>
 
 #include "core/thread_pool.h"
-#include "ops/upsample/upsample_nearest_exact3d_plan.h"
+#include "ops/upsample/upsample_nearest_plan.h"
 #include "upsample_forward_test_util.h"
 
 namespace upsample_test {

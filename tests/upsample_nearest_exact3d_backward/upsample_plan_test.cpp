@@ -1,5 +1,5 @@
-// Phase 1 of the upsample backward: the inverted index mapping (AxisMap) is exact whether it
-// is tabulated or computed on demand, and the plan's memory stays small next to the tensors
+// Phase 1 of the upsample backward: the inverted index mapping (AxisMap) of both nearest
+// rules is exact whether it is tabulated or computed on demand, and the plan's memory stays small next to the tensors
 // on long axes (issue: a [1, 1, 1, 1, 2^24] problem used to hold ~384 MB of tables).
 #include <gtest/gtest.h>
 #include <malloc.h>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
-#include "ops/upsample/upsample_nearest_exact3d_backward_plan.h"
+#include "ops/upsample/upsample_nearest_backward_plan.h"
 #include "upsample_test_util.h"
 
 namespace upsample_test {
@@ -17,26 +17,40 @@ namespace {
 
 ::testing::Environment* const runtime_environment = ::testing::AddGlobalTestEnvironment(new RuntimeEnvironment);
 
+// PyTorch's nearest_idx (upsample_nearest*d), written from its definition.
+int64_t NearestSourceIndex(int64_t o, int64_t in, int64_t out, double scale, bool use_scales) {
+  if (out == in) return o;
+  if (out == 2 * in) return o >> 1;
+  const float ratio = use_scales ? static_cast<float>(1.0 / scale) : static_cast<float>(in) / static_cast<float>(out);
+  return std::min(static_cast<int64_t>(floorf(static_cast<float>(o) * ratio)), in - 1);
+}
+
 // Begin(i) by definition: the first output whose (clamped) source is >= i.
-std::vector<int64_t> BruteForceBoundaries(int64_t in, int64_t out, double scale, bool use_scales) {
+std::vector<int64_t> BruteForceBoundaries(oa::NearestRule rule, int64_t in, int64_t out, double scale, bool use_scales) {
   std::vector<int64_t> boundaries(in + 1, out);
   boundaries[0] = 0;
   int64_t next = 1;
   for (int64_t o = 0; o < out; ++o) {
-    const int64_t source = SourceIndex(o, in, out, scale, use_scales);
+    const int64_t source = rule == oa::NearestRule::kExact ? SourceIndex(o, in, out, scale, use_scales)
+                                                           : NearestSourceIndex(o, in, out, scale, use_scales);
     while (next <= source) boundaries[next++] = o;
   }
   return boundaries;
 }
 
 void ExpectMapExact(int64_t in, int64_t out, double scale, bool use_scales) {
-  const float ratio = oa::NearestExactRatio(use_scales, scale, in, out);
-  oa::AxisMap computed(in, out, ratio), tabulated(in, out, ratio);
-  tabulated.Tabulate(64);
-  const std::vector<int64_t> expected = BruteForceBoundaries(in, out, scale, use_scales);
-  for (int64_t i = 0; i <= in; ++i) {
-    ASSERT_EQ(tabulated.Begin(i), expected[i]) << "tabulated, in " << in << " out " << out << " scale " << scale << " i " << i;
-    ASSERT_EQ(computed.Begin(i), expected[i]) << "computed, in " << in << " out " << out << " scale " << scale << " i " << i;
+  for (oa::NearestRule rule : {oa::NearestRule::kExact, oa::NearestRule::kNearest}) {
+    const oa::NearestAxis axis{rule, oa::NearestRatio(use_scales, scale, in, out), in, out};
+    oa::AxisMap computed(axis), tabulated(axis);
+    tabulated.Tabulate(64);
+    const std::vector<int64_t> expected = BruteForceBoundaries(rule, in, out, scale, use_scales);
+    const char* const name = rule == oa::NearestRule::kExact ? "exact" : "nearest";
+    for (int64_t i = 0; i <= in; ++i) {
+      ASSERT_EQ(tabulated.Begin(i), expected[i])
+          << name << " tabulated, in " << in << " out " << out << " scale " << scale << " i " << i;
+      ASSERT_EQ(computed.Begin(i), expected[i])
+          << name << " computed, in " << in << " out " << out << " scale " << scale << " i " << i;
+    }
   }
 }
 

@@ -1,31 +1,19 @@
 // aclnnUpsampleNearestExact3dBackward: validate (in the spec's order) -> plan -> executor.
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
 
-#include <algorithm>
 #include <climits>
-#include <cmath>
-#include <map>
-#include <memory>
-#include <new>
 #include <string>
 
 #include "core/check.h"
 #include "core/executor.h"
 #include "core/overlap.h"
-#include "core/simd.h"
-#include "core/thread_pool.h"
-#include "ops/upsample/upsample_nearest_exact3d_backward_plan.h"
+#include "ops/upsample/upsample_nearest_planner.h"
 
 namespace oa {
 namespace {
 
 constexpr const char* kApi = "aclnnUpsampleNearestExact3dBackward";
 constexpr double kMaxUpscale = 50.0;
-// Below this many elements moved, threads cost more than they save.
-constexpr int64_t kMinElementsPerThread = 1 << 15;
-// Tasks per thread: a little slack for uneven rows without fragmenting the streams.
-constexpr int64_t kTasksPerThread = 4;
-
 const char* const kAxisNames[3] = {"D", "H", "W"};
 const char* const kScaleNames[3] = {"scalesD", "scalesH", "scalesW"};
 
@@ -136,195 +124,6 @@ aclnnStatus Validate(const aclTensor* gradOut, const aclIntArray* outputSize, co
   return ACLNN_SUCCESS;
 }
 
-// True when output o reads input o / factor for every o (factor 1: identity, 2: x2), checked
-// in one pass over the outputs (float rounding breaks the pattern on long axes).
-bool IsWidthMultiple(const AxisMap& w, int64_t factor) {
-  if (w.out_size() != factor * w.in_size()) return false;
-  for (int64_t o = 0; o < w.out_size(); ++o) {
-    if (NearestExactSource(o, w.ratio(), w.in_size()) != o / factor) return false;
-  }
-  return true;
-}
-
-// The most outputs any one input receives, in one pass over the outputs.
-int64_t LongestRange(const AxisMap& w) {
-  int64_t longest = 0, run = 0, previous = -1;
-  for (int64_t o = 0; o < w.out_size(); ++o) {
-    const int64_t source = NearestExactSource(o, w.ratio(), w.in_size());
-    run = source == previous ? run + 1 : 1;
-    previous = source;
-    longest = std::max(longest, run);
-  }
-  return longest;
-}
-
-// Splits W into chunks of at most `lanes` outputs whose ranges fit one window of
-// `lanes - 1` elements (one lane stays free to hold +0), and writes their lookup tables
-// (chunks with identical lookups share one copy: a periodic mapping has few distinct ones).
-// False if some output alone reads more than that (or the row is narrower than a vector).
-bool BuildWidthWindows(const AxisMap& w, int64_t lanes, UpsampleNearestExact3dBackwardPlan* plan) {
-  const int64_t in_w = w.in_size(), out_w = w.out_size();
-  if (lanes < 2 || out_w < lanes) return false;
-  plan->w_chunks.clear();
-  plan->w_lookup.clear();
-  std::map<std::vector<int32_t>, int32_t> shared;  // lookups -> offset in w_lookup
-  std::vector<int32_t> lookups;
-  for (int64_t l = 0; l < in_w;) {
-    WidthChunk chunk;
-    chunk.first = static_cast<int32_t>(l);
-    int64_t start = -1, end = -1;  // the elements the chunk reads: [start, end)
-    while (l < in_w && chunk.outputs < lanes) {
-      const int64_t begin = w.Begin(l), stop = w.End(l);
-      if (stop > begin) {
-        const int64_t chunk_start = start < 0 ? begin : start;
-        if (stop - chunk_start > lanes - 1) break;
-        start = chunk_start;
-        end = stop;
-        chunk.max_count = std::max<int32_t>(chunk.max_count, static_cast<int32_t>(stop - begin));
-      }
-      ++l;
-      ++chunk.outputs;
-    }
-    if (chunk.outputs == 0) return false;  // output l alone reads more than a window
-    if (start < 0) start = end = 0;        // nothing to read
-    // Keep the window inside the row; the lane indices shift to match.
-    chunk.window = static_cast<int32_t>(std::min(start, out_w - lanes));
-    const int64_t used_begin = start - chunk.window, used_end = end - chunk.window;
-    const int32_t zero_lane = static_cast<int32_t>(used_begin > 0 ? 0 : used_end);  // < lanes
-    lookups.assign(lanes, 0);
-    lookups[zero_lane] = -1;
-    for (int32_t k = 0; k < chunk.max_count; ++k) {
-      for (int64_t q = 0; q < lanes; ++q) {
-        const int64_t out = chunk.first + q;
-        const bool reads = q < chunk.outputs && k < w.End(out) - w.Begin(out);
-        lookups.push_back(reads ? static_cast<int32_t>(w.Begin(out) + k - chunk.window) : zero_lane);
-      }
-    }
-    const auto found = shared.emplace(lookups, static_cast<int32_t>(plan->w_lookup.size()));
-    if (found.second) plan->w_lookup.insert(plan->w_lookup.end(), lookups.begin(), lookups.end());
-    chunk.table = found.first->second;
-    plan->w_chunks.push_back(chunk);
-  }
-  return true;
-}
-
-int64_t WindowTableBytes(const UpsampleNearestExact3dBackwardPlan& plan) {
-  return static_cast<int64_t>(plan.w_chunks.size() * sizeof(WidthChunk) + plan.w_lookup.size() * sizeof(int32_t));
-}
-
-// Plan tables may take this share of the bytes of the two tensors (and at least
-// kMinTableBudget): on ordinary shapes every table fits many times over; only near
-// one-dimensional problems go without (their boundaries are then computed when needed).
-constexpr int64_t kTableBudgetShare = 8;
-constexpr int64_t kMinTableBudget = 64 << 10;
-
-void BuildPlan(const aclTensor& gradOut, const double scales[3], const aclTensor& gradInput,
-               UpsampleNearestExact3dBackwardPlan* plan) {
-  ApplySimdEnvironment();  // the W tables are built for the vector width of the target dispatched later
-  const bool channels_last = IsChannelsLast(gradOut);
-  const std::array<int64_t, 5> in_dims = ToLogicalOrder(gradInput.view_dims, channels_last);
-  const std::array<int64_t, 5> out_dims = ToLogicalOrder(gradOut.view_dims, channels_last);
-  plan->dtype = gradOut.dtype;
-  plan->batch = in_dims[0];
-  plan->channels = in_dims[1];
-  for (int axis = 0; axis < 3; ++axis) {
-    plan->in_size[axis] = in_dims[2 + axis];
-    plan->out_size[axis] = out_dims[2 + axis];
-  }
-  plan->grad_out_strides = ToLogicalOrder(gradOut.strides, channels_last);
-  plan->grad_input_strides = ToLogicalOrder(gradInput.strides, channels_last);
-  if (plan->batch == 0 || plan->channels == 0) {
-    plan->kernel = UpsampleKernel::kNothing;
-    return;
-  }
-  plan->grad_out = ElementPointer(gradOut);
-  plan->grad_input = const_cast<char*>(ElementPointer(gradInput));
-
-  const bool use_scales = scales[0] > 0 && scales[1] > 0 && scales[2] > 0;
-  for (int axis = 0; axis < 3; ++axis) {
-    const float ratio = NearestExactRatio(use_scales, scales[axis], plan->in_size[axis], plan->out_size[axis]);
-    plan->ranges[axis] = AxisMap(plan->in_size[axis], plan->out_size[axis], ratio);
-  }
-  const int64_t element_bytes = static_cast<int64_t>(DataTypeSize(gradOut.dtype));
-  int64_t budget = std::max(kMinTableBudget,
-                            (gradOut.NumElements() + gradInput.NumElements()) * element_bytes / kTableBudgetShare);
-  // W first: its boundaries are read per element, those of D and H once per row.
-  for (int axis : {2, 1, 0}) {
-    AxisMap& map = plan->ranges[axis];
-    const int64_t pad = axis == 2 ? kWidthTablePad : 1;
-    if (map.TableBytes(pad) > budget) continue;
-    map.Tabulate(pad);
-    budget -= map.TableBytes(pad);
-    plan->table_bytes += map.TableBytes(pad);
-  }
-
-  const auto& go = plan->grad_out_strides;
-  const auto& gi = plan->grad_input_strides;
-  const int64_t in_w = plan->in_size[2], out_w = plan->out_size[2];
-  const bool c_unit = UnitStride(plan->channels, go[1]) && UnitStride(plan->channels, gi[1]);
-  const bool w_unit = UnitStride(out_w, go[4]) && UnitStride(in_w, gi[4]);
-  if (c_unit && plan->channels > 1) {
-    plan->kernel = UpsampleKernel::kChannelsLast;
-  } else if (w_unit) {
-    plan->kernel = UpsampleKernel::kRowsAlongW;
-  } else {
-    plan->kernel = UpsampleKernel::kStrided;
-  }
-
-  if (plan->kernel == UpsampleKernel::kRowsAlongW) {
-    const AxisMap& w = plan->ranges[2];
-    plan->w_lanes = UpsampleKernelFloatLanes();
-    const int64_t longest = LongestRange(w);
-    if (IsWidthMultiple(w, 1)) {
-      plan->width_pattern = WidthPattern::kIdentity;
-    } else if (IsWidthMultiple(w, 2)) {
-      plan->width_pattern = WidthPattern::kDouble;
-    } else if (w.tabulated() && BuildWidthWindows(w, plan->w_lanes, plan) &&
-               WindowTableBytes(*plan) <= budget) {
-      plan->width_pattern = WidthPattern::kWindow;
-      plan->table_bytes += WindowTableBytes(*plan);
-    } else if (longest > plan->w_lanes || plan->w_lanes == 1) {
-      plan->width_pattern = WidthPattern::kSegments;
-    } else {
-      plan->width_pattern = WidthPattern::kGather;
-    }
-    if (plan->width_pattern != WidthPattern::kWindow) {
-      plan->w_chunks = {};  // built but over budget, or not needed
-      plan->w_lookup = {};
-    }
-  }
-
-  const int64_t spatial_rows = plan->in_size[0] * plan->in_size[1];
-  plan->rows = plan->batch * spatial_rows * (plan->kernel == UpsampleKernel::kChannelsLast ? 1 : plan->channels);
-  const int64_t moved = gradOut.NumElements() + gradInput.NumElements();
-  const int64_t useful_threads = std::max<int64_t>(1, moved / kMinElementsPerThread);
-  plan->num_threads = static_cast<int>(std::min<int64_t>(NumThreads(), useful_threads));
-  plan->num_tasks = plan->num_threads == 1 ? 1 : std::min(plan->rows, plan->num_threads * kTasksPerThread);
-}
-
-struct UpsampleNearestExact3dBackwardExecutor : aclOpExecutor {
-  UpsampleNearestExact3dBackwardPlan plan;
-
-  std::string Execute(void* /*workspace*/) override {
-    if (plan.kernel == UpsampleKernel::kNothing) return {};
-    const UpsampleNearestExact3dBackwardPlan& fixed = plan;
-    ParallelFor(fixed.num_tasks, fixed.num_threads,
-                [&fixed](int64_t task) { RunUpsampleNearestExact3dBackwardTask(fixed, task); });
-    return {};
-  }
-
-  std::string PlanSummary() const override {
-    static const char* const kKernelNames[] = {"nothing", "rows_along_w", "channels_last", "strided"};
-    static const char* const kWidthNames[] = {"identity", "double", "window", "segments", "gather"};
-    std::string summary = kKernelNames[static_cast<int>(plan.kernel)];
-    if (plan.kernel == UpsampleKernel::kRowsAlongW) {
-      summary += std::string("/") + kWidthNames[static_cast<int>(plan.width_pattern)];
-    }
-    return summary + "/tasks=" + std::to_string(plan.num_tasks);
-  }
-  int PlanThreads() const override { return plan.num_threads; }
-};
-
 }  // namespace
 }  // namespace oa
 
@@ -337,14 +136,16 @@ extern "C" aclnnStatus aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize(
   return oa::CatchAll("aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", [&]() -> aclnnStatus {
     const aclnnStatus status = oa::Validate(gradOut, outputSize, inputSize, scales, gradInput, workspaceSize, executor);
     if (status != ACLNN_SUCCESS) return status;
-    auto exec = std::make_unique<oa::UpsampleNearestExact3dBackwardExecutor>();
-    exec->api = oa::kApi;
-    exec->workspace_size = 0;  // the kernels keep their accumulators in registers
-    oa::BuildPlan(*gradOut, scales, *gradInput, &exec->plan);
-    exec->DeclareTensors({"gradOut"}, {"gradInput"});  // for address rebinding and the verbose log
-    exec->BindInput(0, gradOut, &exec->plan.grad_out);
-    exec->BindOutput(0, gradInput, &exec->plan.grad_input);
-    return oa::PublishExecutor(std::move(exec), workspaceSize, executor);
+    const bool use_scales = scales[0] > 0 && scales[1] > 0 && scales[2] > 0;
+    std::array<oa::NearestAxis, 3> axes;
+    for (int axis = 0; axis < 3; ++axis) {
+      const int64_t in_size = inputSize->values[2 + axis], out_size = outputSize->values[axis];
+      axes[axis] = {oa::NearestRule::kExact, oa::NearestRatio(use_scales, scales[axis], in_size, out_size), in_size,
+                    out_size};
+    }
+    return oa::PublishExecutor(
+        oa::MakeNearestBackwardExecutor(oa::kApi, *gradOut, *gradInput, oa::IsChannelsLast(*gradOut), axes),
+        workspaceSize, executor);
   });
 }
 

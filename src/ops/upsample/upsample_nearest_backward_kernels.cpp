@@ -1,12 +1,12 @@
 // aclnnUpsampleNearestExact3dBackward's phase 2 entry: a task of the plan runs the kernels of
-// its dtype (one translation unit each, over upsample_nearest_exact3d_backward_kernels-inl.h);
+// its dtype (one translation unit each, over upsample_nearest_backward_kernels-inl.h);
 // and the float lane count the planner sizes its width chunks with.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_exact3d_backward_kernels.cpp"
+#define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_backward_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "ops/upsample/upsample_nearest_exact3d_backward_plan.h"
+#include "ops/upsample/upsample_nearest_backward_plan.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace oa {
@@ -24,11 +24,11 @@ HWY_EXPORT(FloatLanes);
 
 int64_t UpsampleKernelFloatLanes() { return HWY_DYNAMIC_DISPATCH(FloatLanes)(); }
 
-void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task) {
+void RunUpsampleNearestBackwardTask(const UpsampleNearestBackwardPlan& plan, int64_t task) {
   switch (plan.dtype) {
-    case ACL_FLOAT: return RunUpsampleNearestExact3dBackwardTaskF32(plan, task);
-    case ACL_FLOAT16: return RunUpsampleNearestExact3dBackwardTaskF16(plan, task);
-    case ACL_BF16: return RunUpsampleNearestExact3dBackwardTaskBf16(plan, task);
+    case ACL_FLOAT: return RunUpsampleNearestBackwardTaskF32(plan, task);
+    case ACL_FLOAT16: return RunUpsampleNearestBackwardTaskF16(plan, task);
+    case ACL_BF16: return RunUpsampleNearestBackwardTaskBf16(plan, task);
     default: return;  // rejected in phase 1
   }
 }

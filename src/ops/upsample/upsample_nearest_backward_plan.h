@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "acl/acl_base.h"
-#include "ops/upsample/upsample_nearest_exact_map.h"
+#include "ops/upsample/upsample_nearest_map.h"
 
 namespace oa {
 
@@ -46,7 +46,7 @@ struct WidthChunk {
 // Lanes the W table is padded to (the widest vector of any compiled target, in floats).
 constexpr int64_t kWidthTablePad = 64;
 
-struct UpsampleNearestExact3dBackwardPlan {
+struct UpsampleNearestBackwardPlan {
   aclDataType dtype = ACL_FLOAT;
   UpsampleKernel kernel = UpsampleKernel::kNothing;
 
@@ -84,10 +84,10 @@ struct UpsampleNearestExact3dBackwardPlan {
 // Float lanes of the vectors the dispatched kernels use.
 int64_t UpsampleKernelFloatLanes();
 // Runs the rows of one task (dynamic SIMD dispatch inside).
-void RunUpsampleNearestExact3dBackwardTask(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
+void RunUpsampleNearestBackwardTask(const UpsampleNearestBackwardPlan& plan, int64_t task);
 // The same for one dtype (each compiled in its own translation unit).
-void RunUpsampleNearestExact3dBackwardTaskF32(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
-void RunUpsampleNearestExact3dBackwardTaskF16(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
-void RunUpsampleNearestExact3dBackwardTaskBf16(const UpsampleNearestExact3dBackwardPlan& plan, int64_t task);
+void RunUpsampleNearestBackwardTaskF32(const UpsampleNearestBackwardPlan& plan, int64_t task);
+void RunUpsampleNearestBackwardTaskF16(const UpsampleNearestBackwardPlan& plan, int64_t task);
+void RunUpsampleNearestBackwardTaskBf16(const UpsampleNearestBackwardPlan& plan, int64_t task);
 
 }  // namespace oa

@@ -1,26 +1,26 @@
-// The nearest-exact index map shared by the forward and backward upsample operators.
-#include "ops/upsample/upsample_nearest_exact_map.h"
+// The nearest index maps shared by the forward and backward upsample operators.
+#include "ops/upsample/upsample_nearest_map.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace oa {
 
-float NearestExactRatio(bool use_scales, double scale, int64_t in_size, int64_t out_size) {
-  if (use_scales) return static_cast<float>(1.0 / scale);
+float NearestRatio(bool use_scale, double scale, int64_t in_size, int64_t out_size) {
+  if (use_scale) return static_cast<float>(1.0 / scale);
   return static_cast<float>(in_size) / static_cast<float>(out_size);
 }
 
-int64_t NearestExactSource(int64_t out_index, float ratio, int64_t in_size) {
-  const float source = std::floor(static_cast<float>((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio)));
-  // Compared in double (exact for these integers) so a huge or infinite value clamps
-  // instead of overflowing the conversion.
-  if (static_cast<double>(source) >= static_cast<double>(in_size - 1)) return in_size - 1;
-  return static_cast<int64_t>(source);
-}
-
-double AxisMap::RawSource(int64_t o) const {
-  return std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * static_cast<double>(ratio_)));
+double NearestAxis::RawSource(int64_t out_index) const {
+  if (rule == NearestRule::kExact) {
+    const float source = std::floor(static_cast<float>((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio)));
+    return source;
+  }
+  // PyTorch's special cases hold whatever the scale: 1:1 and 1:2 ignore it.
+  if (out == in) return static_cast<double>(out_index);
+  if (out == 2 * in) return static_cast<double>(out_index >> 1);
+  const float source = std::floor(static_cast<float>(out_index) * ratio);
+  return source;
 }
 
 void AxisMap::Tabulate(int64_t pad) {
@@ -29,7 +29,7 @@ void AxisMap::Tabulate(int64_t pad) {
   table_[0] = 0;
   int64_t next = 1;  // the first input whose boundary is not known yet
   for (int64_t o = 0; o < out_ && next < in_; ++o) {
-    const int64_t source = NearestExactSource(o, ratio_, in_);
+    const int64_t source = axis_.Source(o);
     while (next <= source) table_[next++] = static_cast<int32_t>(o);
   }
 }
@@ -40,8 +40,8 @@ int64_t AxisMap::Boundary(int64_t i) const {
   // The first o whose source reaches i (out when none does); sources are non-decreasing,
   // so bracket the linear estimate by doubling steps, then bisect. The clamp to in - 1
   // does not matter here: i <= in - 1.
-  const auto reaches = [&](int64_t o) { return o >= out_ || RawSource(o) >= static_cast<double>(i); };
-  const double estimate = std::ceil(static_cast<double>(i) / static_cast<double>(ratio_) - 0.5);
+  const auto reaches = [&](int64_t o) { return o >= out_ || axis_.RawSource(o) >= static_cast<double>(i); };
+  const double estimate = std::ceil(static_cast<double>(i) / static_cast<double>(axis_.ratio) - 0.5);
   const int64_t guess = estimate > 0 ? (estimate < static_cast<double>(out_) ? static_cast<int64_t>(estimate) : out_) : 0;
   int64_t low = -1, high = guess;  // invariant: reaches(high), and low == -1 or !reaches(low)
   if (reaches(guess)) {

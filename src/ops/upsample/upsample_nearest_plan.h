@@ -1,4 +1,5 @@
-// The plan of aclnnUpsampleNearestExact3d: everything phase 1 decides, as plain data.
+// The plan of a nearest upsample forward (every API of the family): everything phase 1
+// decides, as plain data.
 // Kernels read only this and the raw pointers in it. The operator is a gather (each
 // output element is a copy of one input element), so kernels move bits: 32-bit or 16-bit
 // words, whatever the floating-point type.
@@ -8,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops/upsample/upsample_nearest_exact_map.h"
+#include "ops/upsample/upsample_nearest_map.h"
 
 namespace oa {
 
@@ -19,8 +20,8 @@ enum class UpsampleForwardKernel {
   kStrided,       // any other views: element by element with full strides
 };
 
-struct UpsampleNearestExact3dPlan {
-  int64_t element_bytes = 4;  // 4 (fp32) or 2 (fp16, bf16)
+struct UpsampleNearestPlan {
+  int64_t element_bytes = 4;  // the dtype's size: the kernels move words of this width
   UpsampleForwardKernel kernel = UpsampleForwardKernel::kNothing;
 
   int64_t batch = 0, channels = 0;
@@ -32,9 +33,9 @@ struct UpsampleNearestExact3dPlan {
   const void* self = nullptr;  // element [0, 0, 0, 0, 0] of the view
   void* out = nullptr;
 
-  // Per axis, the float step of the map, and (when within the memory budget) the source
-  // index of every output index; an axis without a table computes its sources on demand.
-  std::array<float, 3> ratios{};
+  // Per axis, the map, and (when within the memory budget) the source index of every
+  // output index; an axis without a table computes its sources on demand.
+  std::array<NearestAxis, 3> axes{};
   std::array<std::vector<int32_t>, 3> sources;
   bool w_identity = false;  // source(ow) == ow for every ow (then out_w == in_w)
   bool w_double = false;    // source(ow) == ow / 2 for every ow (then out_w == 2 * in_w)
@@ -60,6 +61,6 @@ struct UpsampleNearestExact3dPlan {
 void SetUpsampleStreamStoresAboveBytesForTesting(int64_t bytes);
 
 // Runs the rows of one task (dynamic SIMD dispatch inside).
-void RunUpsampleNearestExact3dTask(const UpsampleNearestExact3dPlan& plan, int64_t task);
+void RunUpsampleNearestTask(const UpsampleNearestPlan& plan, int64_t task);
 
 }  // namespace oa

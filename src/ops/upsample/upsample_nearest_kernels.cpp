@@ -1,11 +1,11 @@
-// Kernels of aclnnUpsampleNearestExact3d: a gather that moves 32-bit or 16-bit words (the
-// bits of fp32 / fp16 / bf16 elements, never converted). An output row whose source row
+// Kernels of the nearest upsample forwards: a gather that moves words of the element's
+// width (8, 16, 32 or 64 bits: the elements' bits, never converted). An output row whose source row
 // equals the previous output row's (or the row one plane back) is a copy of that output
 // row, so each distinct source row is gathered about once; outputs larger than the
 // last-level cache are streamed out instead (non-temporal stores, never read back). One
 // kernel per memory layout, chosen in phase 1.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_exact3d_kernels.cpp"
+#define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
@@ -15,25 +15,23 @@
 #include <cstring>
 #include <type_traits>
 
-#include "ops/upsample/upsample_nearest_exact3d_plan.h"
+#include "ops/upsample/upsample_nearest_plan.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace oa {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using Plan = UpsampleNearestExact3dPlan;
+using Plan = UpsampleNearestPlan;
 
 // The source index of an output index along one axis: tabulated, or computed.
 struct AxisSources {
   const int32_t* table;
-  float ratio;
-  int64_t in;
-  AxisSources(const Plan& plan, int axis)
-      : table(plan.sources[axis].empty() ? nullptr : plan.sources[axis].data()),
-        ratio(plan.ratios[axis]),
-        in(plan.in_size[axis]) {}
-  int64_t operator()(int64_t o) const { return table != nullptr ? table[o] : NearestExactSource(o, ratio, in); }
+  const NearestAxis& axis;
+  AxisSources(const Plan& plan, int axis_index)
+      : table(plan.sources[axis_index].empty() ? nullptr : plan.sources[axis_index].data()),
+        axis(plan.axes[axis_index]) {}
+  int64_t operator()(int64_t o) const { return table != nullptr ? table[o] : axis.Source(o); }
 };
 
 // A window of one vector of source words, widened to 32-bit lanes, and back.
@@ -41,20 +39,20 @@ template <class DU>
 HWY_INLINE hn::Vec<DU> LoadWindow(DU du, const uint32_t* HWY_RESTRICT src) {
   return hn::LoadU(du, src);
 }
-template <class DU>
-HWY_INLINE hn::Vec<DU> LoadWindow(DU du, const uint16_t* HWY_RESTRICT src) {
-  return hn::PromoteTo(du, hn::LoadU(hn::Rebind<uint16_t, DU>(), src));
+template <class DU, typename T>
+HWY_INLINE hn::Vec<DU> LoadWindow(DU du, const T* HWY_RESTRICT src) {  // 8- or 16-bit words
+  return hn::PromoteTo(du, hn::LoadU(hn::Rebind<T, DU>(), src));
 }
 template <class DU>
 HWY_INLINE void StoreWords(DU du, hn::Vec<DU> words, uint32_t* HWY_RESTRICT dst) {
   hn::StoreU(words, du, dst);
 }
-template <class DU>
-HWY_INLINE void StoreWords(DU /*du*/, hn::Vec<DU> words, uint16_t* HWY_RESTRICT dst) {
-  const hn::Rebind<uint16_t, DU> d16;
+template <class DU, typename T>
+HWY_INLINE void StoreWords(DU /*du*/, hn::Vec<DU> words, T* HWY_RESTRICT dst) {  // 8- or 16-bit words
+  const hn::Rebind<T, DU> dt;
   const hn::RebindToSigned<DU> di;
-  // The words are < 2^16, so the saturating narrowing keeps them exactly.
-  hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, words)), d16, dst);
+  // The words fit T, so the saturating narrowing keeps them exactly.
+  hn::StoreU(hn::DemoteTo(dt, hn::BitCast(di, words)), dt, dst);
 }
 
 // dst[o] = src[sources[o]] for o < count, written to `copies` rows dst + j * copy_stride
@@ -64,19 +62,20 @@ HWY_INLINE void StoreWords(DU /*du*/, hn::Vec<DU> words, uint16_t* HWY_RESTRICT 
 // window start, computed on the fly (kMonotone: sources never decrease, as along W, so the
 // chunk's first and last are its extremes; else, as for channels-last words, a reduction
 // finds them). Other chunks (downsampling) copy word by word.
+template <typename T>
+HWY_INLINE void GatherRowScalar(const T* HWY_RESTRICT src, const int32_t* HWY_RESTRICT sources, int64_t count,
+                                T* HWY_RESTRICT dst, int64_t copies, int64_t copy_stride) {
+  for (int64_t o = 0; o < count; ++o) dst[o] = src[sources[o]];
+  for (int64_t j = 1; j < copies; ++j) std::memcpy(dst + j * copy_stride, dst, static_cast<size_t>(count) * sizeof(T));
+}
+
 template <bool kMonotone, typename T>
 HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const int32_t* HWY_RESTRICT sources,
                           int64_t count, T* HWY_RESTRICT dst, int64_t copies, int64_t copy_stride) {
   const hn::ScalableTag<uint32_t> du;
   const hn::RebindToSigned<decltype(du)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(du));
-  if (lanes == 1 || src_words < lanes || count < lanes) {
-    for (int64_t o = 0; o < count; ++o) dst[o] = src[sources[o]];
-    for (int64_t j = 1; j < copies; ++j) {
-      std::memcpy(dst + j * copy_stride, dst, static_cast<size_t>(count) * sizeof(T));
-    }
-    return;
-  }
+  if (lanes == 1 || src_words < lanes || count < lanes) return GatherRowScalar(src, sources, count, dst, copies, copy_stride);
   for (int64_t o = 0; o < count; o += lanes) {
     const int64_t chunk = std::min(o, count - lanes);  // the last chunk overlaps the previous one
     const auto index = hn::LoadU(di, sources + chunk);
@@ -101,12 +100,19 @@ HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const in
   }
 }
 
+// 64-bit words do not fit the 32-bit lanes: they are copied one by one.
+template <bool kMonotone>
+HWY_INLINE void GatherRow(const uint64_t* HWY_RESTRICT src, int64_t /*src_words*/, const int32_t* HWY_RESTRICT sources,
+                          int64_t count, uint64_t* HWY_RESTRICT dst, int64_t copies, int64_t copy_stride) {
+  GatherRowScalar(src, sources, count, dst, copies, copy_stride);
+}
+
 // The x2 mapping along W (output o reads o / 2): each source word, widened to a lane of
 // twice its width and or-ed with itself shifted up, is the two equal output words.
 template <typename T>
 HWY_INLINE void DoubleRow(const T* HWY_RESTRICT src, int64_t in_w, T* HWY_RESTRICT dst, int64_t copies,
                           int64_t copy_stride) {
-  using Pair = std::conditional_t<sizeof(T) == 2, uint32_t, uint64_t>;
+  using Pair = std::conditional_t<sizeof(T) == 1, uint16_t, std::conditional_t<sizeof(T) == 2, uint32_t, uint64_t>>;
   const hn::ScalableTag<Pair> dp;
   const hn::Rebind<T, decltype(dp)> dt;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(dp));
@@ -117,6 +123,13 @@ HWY_INLINE void DoubleRow(const T* HWY_RESTRICT src, int64_t in_w, T* HWY_RESTRI
     for (int64_t j = 0; j < copies; ++j) hn::StoreU(pairs, dp, reinterpret_cast<Pair*>(dst + j * copy_stride + 2 * i));
   }
   for (; i < in_w; ++i) {
+    for (int64_t j = 0; j < copies; ++j) dst[j * copy_stride + 2 * i] = dst[j * copy_stride + 2 * i + 1] = src[i];
+  }
+}
+// 64-bit words would pair into 128-bit lanes: one by one.
+HWY_INLINE void DoubleRow(const uint64_t* HWY_RESTRICT src, int64_t in_w, uint64_t* HWY_RESTRICT dst, int64_t copies,
+                          int64_t copy_stride) {
+  for (int64_t i = 0; i < in_w; ++i) {
     for (int64_t j = 0; j < copies; ++j) dst[j * copy_stride + 2 * i] = dst[j * copy_stride + 2 * i + 1] = src[i];
   }
 }
@@ -437,8 +450,12 @@ void UpsampleForwardTask(const Plan& plan, int64_t task) {
   const int64_t base = plan.rows / plan.num_tasks, extra = plan.rows % plan.num_tasks;
   const int64_t first_row = task * base + (task < extra ? task : extra);
   const int64_t last_row = first_row + base + (task < extra ? 1 : 0);
-  if (plan.element_bytes == 4) return RunRows<uint32_t>(plan, first_row, last_row);
-  return RunRows<uint16_t>(plan, first_row, last_row);
+  switch (plan.element_bytes) {
+    case 1: return RunRows<uint8_t>(plan, first_row, last_row);
+    case 2: return RunRows<uint16_t>(plan, first_row, last_row);
+    case 4: return RunRows<uint32_t>(plan, first_row, last_row);
+    default: return RunRows<uint64_t>(plan, first_row, last_row);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -450,7 +467,7 @@ namespace oa {
 
 HWY_EXPORT(UpsampleForwardTask);
 
-void RunUpsampleNearestExact3dTask(const UpsampleNearestExact3dPlan& plan, int64_t task) {
+void RunUpsampleNearestTask(const UpsampleNearestPlan& plan, int64_t task) {
   HWY_DYNAMIC_DISPATCH(UpsampleForwardTask)(plan, task);
 }
 

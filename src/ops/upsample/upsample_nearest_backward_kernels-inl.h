@@ -19,14 +19,14 @@
 #include <cstdint>
 
 #include "core/simd_convert-inl.h"
-#include "ops/upsample/upsample_nearest_exact3d_backward_plan.h"
+#include "ops/upsample/upsample_nearest_backward_plan.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace oa {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using Plan = UpsampleNearestExact3dBackwardPlan;
+using Plan = UpsampleNearestBackwardPlan;
 
 // Gathers row[index[lane]] as float32 lanes.
 template <class DF, class VI>

@@ -1,0 +1,43 @@
+// Phase 1 of every nearest upsample operator (1-D to 3-D, nearest or nearest-exact,
+// forward or backward): each API file validates its arguments, describes its tensors as
+// logical [N, C, D, H, W] views and its map as three NearestAxis, and these build the plan
+// and the executor. A 1-D or 2-D problem is a 3-D one whose leading spatial axes have size 1.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "core/executor.h"
+#include "core/handles.h"
+#include "ops/upsample/upsample_nearest_backward_plan.h"
+#include "ops/upsample/upsample_nearest_plan.h"
+
+namespace oa {
+
+// A tensor as the planners and kernels see it: dims and strides (elements) in logical
+// N, C, D, H, W order, and its element [0, 0, 0, 0, 0].
+struct NearestTensorView {
+  std::array<int64_t, 5> dims{};
+  std::array<int64_t, 5> strides{};
+  const char* data = nullptr;
+  int64_t Elements() const { return dims[0] * dims[1] * dims[2] * dims[3] * dims[4]; }
+};
+
+// The view of a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) tensor; with
+// channels_last, the channels are its last dim (N, L, C / N, H, W, C / N, D, H, W, C).
+// Missing spatial axes get size 1.
+NearestTensorView LogicalView(const aclTensor& tensor, bool channels_last);
+
+// Builds the forward's plan and an executor that runs it, bound to self and out.
+std::unique_ptr<aclOpExecutor> MakeNearestForwardExecutor(const char* api, const aclTensor& self,
+                                                          const aclTensor& out, bool channels_last,
+                                                          const std::array<NearestAxis, 3>& axes);
+
+// Builds the backward's plan (axes map gradInput's sizes to gradOut's) and its executor,
+// bound to gradOut and gradInput.
+std::unique_ptr<aclOpExecutor> MakeNearestBackwardExecutor(const char* api, const aclTensor& grad_out,
+                                                           const aclTensor& grad_input, bool channels_last,
+                                                           const std::array<NearestAxis, 3>& axes);
+
+}  // namespace oa
