@@ -16,7 +16,7 @@
 #include "fuzz_simd.h"
 #include "fuzz_status.h"
 #include "fuzz_tensor.h"
-#include "ops/upsample/upsample_nearest_exact3d_plan.h"
+#include "ops/upsample/upsample_nearest_plan.h"
 
 namespace {
 const bool g_runtime_ready = aclInit(nullptr) == ACL_SUCCESS;

@@ -18,23 +18,22 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("OPENACLNN_BUILD_ROOT", os.path.join(ROOT, "build"))
 TREES = ["release", "asan", "tsan", "aarch64", "fuzz"]
+# The upsample family's entry points: every aclnnUpsample* GetWorkspaceSize in include/.
+UPSAMPLE_ENTRY_POINTS = sum(open(os.path.join(ROOT, "include/aclnnop", name)).read().count("GetWorkspaceSize(")
+                            for name in os.listdir(os.path.join(ROOT, "include/aclnnop")) if name.startswith("aclnn_upsample"))
 # family -> (entry points, path patterns, test-name patterns)
 FAMILIES = {
     "batch norm": (8, [r"ops/batch_norm/", r"tests/(batch_norm|fast_batch_norm)", r"fuzz/.*batch_norm",
                        r"examples/(batch_norm|fast_batch_norm|sync_batch_norm)", r"bench/.*batch_norm"],
                    [r"^batch_norm", r"^fast_batch_norm", r"^numeric_edges", r"^example\.(batch_norm|fast|sync)"]),
-    "upsample forward": (1, [r"upsample_nearest_exact3d(_kernels|\.cpp|_fuzzer|/|_plan)", r"tests/upsample_nearest_exact3d/",
-                             r"examples/upsample_nearest_exact3d/", r"upsample_nearest_exact_map"],
-                         [r"^upsample_forward", r"^example\.upsample_nearest_exact3d$"]),
-    "upsample backward": (1, [r"upsample_nearest_exact3d_backward", r"upsample/upsample_nearest_exact3d_backward"],
-                          [r"^upsample_(reference|oracle|plan|api_cases|large|threads)", r"^example\.upsample_nearest_exact3d_backward"]),
+    "upsample": (UPSAMPLE_ENTRY_POINTS, [r"ops/upsample/", r"tests/upsample", r"fuzz/upsample", r"examples/upsample",
+                                         r"bench/.*upsample"],
+                 [r"^upsample", r"^example\.upsample"]),
 }
 
 
 def family_of_path(path):
     for family, (_, paths, _) in FAMILIES.items():
-        if family == "upsample forward" and "backward" in path:
-            continue
         if any(re.search(p, path) for p in paths):
             return family
     return "shared"
