@@ -89,6 +89,12 @@ constexpr MissingKernel kMissingKernels[] = {
     {"aclnnUpsampleNearestExact3dGetWorkspaceSize", Chip::k910},
     {"aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", Chip::k910},
     {"aclnnUpsampleNearestExact3dBackwardGetWorkspaceSize", Chip::k310P},
+    {"aclnnUpsampleNearestExact1dGetWorkspaceSize", Chip::k910},
+    {"aclnnUpsampleNearestExact2dGetWorkspaceSize", Chip::k910},
+    {"aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize", Chip::k910},
+    {"aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize", Chip::k310P},
+    {"aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize", Chip::k910},
+    {"aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize", Chip::k310P},
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// aclnnUpsampleNearestExact3dBackward's phase 2 entry: a task of the plan runs the kernels of
+// The nearest upsample backwards' phase 2 entry: a task of the plan runs the kernels of
 // its dtype (one translation unit each, over upsample_nearest_backward_kernels-inl.h);
 // and the float lane count the planner sizes its width chunks with.
 #undef HWY_TARGET_INCLUDE
@@ -29,6 +29,7 @@ void RunUpsampleNearestBackwardTask(const UpsampleNearestBackwardPlan& plan, int
     case ACL_FLOAT: return RunUpsampleNearestBackwardTaskF32(plan, task);
     case ACL_FLOAT16: return RunUpsampleNearestBackwardTaskF16(plan, task);
     case ACL_BF16: return RunUpsampleNearestBackwardTaskBf16(plan, task);
+    case ACL_DOUBLE: return RunUpsampleNearestBackwardTaskF64(plan, task);
     default: return;  // rejected in phase 1
   }
 }

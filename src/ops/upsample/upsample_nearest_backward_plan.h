@@ -1,5 +1,5 @@
-// The plan of aclnnUpsampleNearestExact3dBackward: everything phase 1 decides, as plain
-// data. Kernels read only this and the raw pointers in it.
+// The plan of a nearest upsample backward (every API of the family): everything phase 1
+// decides, as plain data. Kernels read only this and the raw pointers in it.
 #pragma once
 
 #include <array>
@@ -89,5 +89,6 @@ void RunUpsampleNearestBackwardTask(const UpsampleNearestBackwardPlan& plan, int
 void RunUpsampleNearestBackwardTaskF32(const UpsampleNearestBackwardPlan& plan, int64_t task);
 void RunUpsampleNearestBackwardTaskF16(const UpsampleNearestBackwardPlan& plan, int64_t task);
 void RunUpsampleNearestBackwardTaskBf16(const UpsampleNearestBackwardPlan& plan, int64_t task);
+void RunUpsampleNearestBackwardTaskF64(const UpsampleNearestBackwardPlan& plan, int64_t task);  // scalar
 
 }  // namespace oa

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "core/dtype.h"
 #include "core/simd.h"
 #include "core/thread_pool.h"
 
@@ -205,12 +206,12 @@ struct UpsampleNearestBackwardExecutor : aclOpExecutor {
 }  // namespace
 
 std::unique_ptr<aclOpExecutor> MakeNearestBackwardExecutor(const char* api, const aclTensor& grad_out,
-                                                           const aclTensor& grad_input, bool channels_last,
+                                                           const aclTensor& grad_input,
                                                            const std::array<NearestAxis, 3>& axes) {
   auto exec = std::make_unique<UpsampleNearestBackwardExecutor>();
   exec->api = api;
   exec->workspace_size = 0;  // the kernels keep their accumulators in registers
-  BuildPlan(LogicalView(grad_out, channels_last), LogicalView(grad_input, channels_last), axes, grad_out.dtype,
+  BuildPlan(LogicalView(grad_out), LogicalView(grad_input), axes, grad_out.dtype,
             &exec->plan);
   exec->DeclareTensors({"gradOut"}, {"gradInput"});
   exec->BindInput(0, &grad_out, &exec->plan.grad_out);

@@ -1,15 +1,12 @@
 // The index maps of the nearest upsample operators (PyTorch's two rules: nearest and
 // nearest-exact), shared by every forward and backward of the family (each map exists
-// once), and the layout helpers the planners read their tensors with.
+// once).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
-#include "core/dtype.h"
-#include "core/executor.h"
-#include "core/handles.h"
 
 namespace oa {
 
@@ -80,25 +77,7 @@ class AxisMap {
   std::vector<int32_t> table_;
 };
 
-// --- Layout helpers (NDHWC label: view [N, D, H, W, C]; any other: [N, C, D, H, W]) ---
-
-inline bool IsChannelsLast(const aclTensor& tensor) { return tensor.format == ACL_FORMAT_NDHWC; }
-
-// The tensor's dims or strides in logical N, C, D, H, W order.
-inline std::array<int64_t, 5> ToLogicalOrder(const oa::DimVector& values, bool channels_last) {
-  if (channels_last) return {values[0], values[4], values[1], values[2], values[3]};
-  return {values[0], values[1], values[2], values[3], values[4]};
-}
-
-// [N, C, D, H, W] written in the tensor's own order.
-inline std::vector<int64_t> InFormatOrder(const std::array<int64_t, 5>& logical, bool channels_last) {
-  if (channels_last) return {logical[0], logical[2], logical[3], logical[4], logical[1]};
-  return {logical.begin(), logical.end()};
-}
-
 // A stride may be anything on an axis of length 1.
 inline bool UnitStride(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
-
-inline const char* ElementPointer(const aclTensor& tensor) { return ElementAddress(tensor); }
 
 }  // namespace oa

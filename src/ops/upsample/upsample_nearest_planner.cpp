@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "core/dtype.h"
 #include "core/simd.h"
 #include "core/thread_pool.h"
 
@@ -173,7 +174,8 @@ struct UpsampleNearestExecutor : aclOpExecutor {
 
 }  // namespace
 
-NearestTensorView LogicalView(const aclTensor& tensor, bool channels_last) {
+NearestTensorView LogicalView(const aclTensor& tensor) {
+  const bool channels_last = IsChannelsLastLabel(tensor);
   const DimVector& dims = tensor.view_dims;
   const DimVector& strides = tensor.strides;
   const size_t spatial = dims.size() - 2;  // 1, 2 or 3
@@ -192,16 +194,27 @@ NearestTensorView LogicalView(const aclTensor& tensor, bool channels_last) {
 }
 
 std::unique_ptr<aclOpExecutor> MakeNearestForwardExecutor(const char* api, const aclTensor& self,
-                                                          const aclTensor& out, bool channels_last,
+                                                          const aclTensor& out,
                                                           const std::array<NearestAxis, 3>& axes) {
   auto exec = std::make_unique<UpsampleNearestExecutor>();
   exec->api = api;
   exec->workspace_size = 0;  // a copy needs no scratch memory
-  BuildPlan(LogicalView(self, channels_last), LogicalView(out, channels_last), axes,
+  BuildPlan(LogicalView(self), LogicalView(out), axes,
             static_cast<int64_t>(DataTypeSize(self.dtype)), &exec->plan);
   exec->DeclareTensors({"self"}, {"out"});  // for address rebinding and the verbose log
   exec->BindInput(0, &self, &exec->plan.self);
   exec->BindOutput(0, &out, &exec->plan.out);
+  return exec;
+}
+
+std::unique_ptr<aclOpExecutor> MakeNothingExecutor(const char* api, const char* input_name, const aclTensor& input,
+                                                   const char* output_name, const aclTensor& output) {
+  auto exec = std::make_unique<UpsampleNearestExecutor>();  // its plan runs kNothing
+  exec->api = api;
+  exec->workspace_size = 0;
+  exec->DeclareTensors({input_name}, {output_name});
+  exec->BindInput(0, &input);
+  exec->BindOutput(0, &output);
   return exec;
 }
 

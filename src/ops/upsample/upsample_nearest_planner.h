@@ -10,6 +10,7 @@
 
 #include "core/executor.h"
 #include "core/handles.h"
+#include "ops/upsample/upsample_nearest_checks.h"
 #include "ops/upsample/upsample_nearest_backward_plan.h"
 #include "ops/upsample/upsample_nearest_plan.h"
 
@@ -24,20 +25,25 @@ struct NearestTensorView {
   int64_t Elements() const { return dims[0] * dims[1] * dims[2] * dims[3] * dims[4]; }
 };
 
-// The view of a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) tensor; with
-// channels_last, the channels are its last dim (N, L, C / N, H, W, C / N, D, H, W, C).
-// Missing spatial axes get size 1.
-NearestTensorView LogicalView(const aclTensor& tensor, bool channels_last);
+// The view of a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) tensor; with a
+// channels-last label (NHWC, NDHWC) the channels are its last dim. Missing spatial axes get
+// size 1.
+NearestTensorView LogicalView(const aclTensor& tensor);
+
+// An executor with nothing to run (an empty problem answered before planning), bound to
+// its tensors for address rebinding.
+std::unique_ptr<aclOpExecutor> MakeNothingExecutor(const char* api, const char* input_name, const aclTensor& input,
+                                                   const char* output_name, const aclTensor& output);
 
 // Builds the forward's plan and an executor that runs it, bound to self and out.
 std::unique_ptr<aclOpExecutor> MakeNearestForwardExecutor(const char* api, const aclTensor& self,
-                                                          const aclTensor& out, bool channels_last,
+                                                          const aclTensor& out,
                                                           const std::array<NearestAxis, 3>& axes);
 
 // Builds the backward's plan (axes map gradInput's sizes to gradOut's) and its executor,
 // bound to gradOut and gradInput.
 std::unique_ptr<aclOpExecutor> MakeNearestBackwardExecutor(const char* api, const aclTensor& grad_out,
-                                                           const aclTensor& grad_input, bool channels_last,
+                                                           const aclTensor& grad_input,
                                                            const std::array<NearestAxis, 3>& axes);
 
 }  // namespace oa

@@ -1,0 +1,28 @@
+/* openaclnn: aclnnUpsampleNearest2dV2, 2-D nearest upsampling with scales (PyTorch's upsample_nearest2d); CANN-compatible two-phase API. */
+#ifndef OPENACLNN_ACLNNOP_ACLNN_UPSAMPLE_NEAREST_2D_V2_H_
+#define OPENACLNN_ACLNNOP_ACLNN_UPSAMPLE_NEAREST_2D_V2_H_
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Phase 1: validates the arguments, plans the computation and returns an executor.
+ * [N, C, H, W] (NCHW) or [N, H, W, C] (NHWC), float16/float32/float64/uint8 (bfloat16 on Atlas A2/A3 and 950); an empty self or out succeeds at once.
+ * outputSize: the output's spatial sizes, each > 0.
+ * scalesH/W: upscale factors (output / input), used only when both are > 0; otherwise the sizes define the mapping.
+ * out: [N, C, outputSize...] in its label's order, self's dtype, not overlapping self. */
+ACLNN_API aclnnStatus aclnnUpsampleNearest2dV2GetWorkspaceSize(const aclTensor *self, const aclIntArray *outputSize,
+                                                               float scalesH, float scalesW, aclTensor *out,
+                                                               uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/* Phase 2: queues the planned computation on stream. */
+ACLNN_API aclnnStatus aclnnUpsampleNearest2dV2(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                               aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPENACLNN_ACLNNOP_ACLNN_UPSAMPLE_NEAREST_2D_V2_H_ */
