@@ -27,6 +27,8 @@ at::ScalarType ToScalarType(DType dtype) {
       return at::kDouble;
     case DType::kInt32:
       return at::kInt;
+    case DType::kUInt8:
+      return at::kByte;
   }
   throw std::invalid_argument("oracle: unknown DType");
 }
@@ -120,6 +122,76 @@ void UpsampleNearestExact3d(const View& self, const std::array<int64_t, 3>& outp
   }
   result.copy_(at::_upsample_nearest_exact3d(input, out_size, OptionalScale(scale_d), OptionalScale(scale_h),
                                              OptionalScale(scale_w)));
+}
+
+namespace {
+
+// Writes `result` into `out` (a timing call passes out.data == nullptr: dropped).
+void StoreResult(const at::Tensor& result, const View& out) {
+  if (out.data == nullptr) return;
+  at::Tensor target = Wrap(out);
+  target.copy_(result);
+}
+
+c10::optional<double> ScaleAt(const std::vector<double>& scales, size_t axis) {
+  return axis < scales.size() ? OptionalScale(scales[axis]) : c10::nullopt;
+}
+
+}  // namespace
+
+void UpsampleNearest(NearestKind kind, const View& self, const std::vector<int64_t>& output_size,
+                     const std::vector<double>& scales, const View& out) {
+  const at::Tensor input = Wrap(self);
+  const at::IntArrayRef size(output_size);
+  const bool exact = kind == NearestKind::kExact;
+  at::Tensor result;
+  switch (output_size.size()) {
+    case 1:
+      result = exact ? at::_upsample_nearest_exact1d(input, size, ScaleAt(scales, 0))
+                     : at::upsample_nearest1d(input, size, ScaleAt(scales, 0));
+      break;
+    case 2:
+      result = exact ? at::_upsample_nearest_exact2d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1))
+                     : at::upsample_nearest2d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1));
+      break;
+    case 3:
+      result = exact ? at::_upsample_nearest_exact3d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1),
+                                                     ScaleAt(scales, 2))
+                     : at::upsample_nearest3d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1), ScaleAt(scales, 2));
+      break;
+    default:
+      throw std::invalid_argument("oracle: output_size must have 1 to 3 values");
+  }
+  StoreResult(result, out);
+}
+
+void UpsampleNearestBackward(NearestKind kind, const View& grad_out, const std::vector<int64_t>& output_size,
+                             const std::vector<int64_t>& input_size, const std::vector<double>& scales,
+                             const View& grad_input) {
+  const at::Tensor go = Wrap(grad_out);
+  const at::IntArrayRef out_size(output_size), in_size(input_size);
+  const bool exact = kind == NearestKind::kExact;
+  at::Tensor result;
+  switch (output_size.size()) {
+    case 1:
+      result = exact ? at::_upsample_nearest_exact1d_backward(go, out_size, in_size, ScaleAt(scales, 0))
+                     : at::upsample_nearest1d_backward(go, out_size, in_size, ScaleAt(scales, 0));
+      break;
+    case 2:
+      result = exact ? at::_upsample_nearest_exact2d_backward(go, out_size, in_size, ScaleAt(scales, 0),
+                                                              ScaleAt(scales, 1))
+                     : at::upsample_nearest2d_backward(go, out_size, in_size, ScaleAt(scales, 0), ScaleAt(scales, 1));
+      break;
+    case 3:
+      result = exact ? at::_upsample_nearest_exact3d_backward(go, out_size, in_size, ScaleAt(scales, 0),
+                                                              ScaleAt(scales, 1), ScaleAt(scales, 2))
+                     : at::upsample_nearest3d_backward(go, out_size, in_size, ScaleAt(scales, 0), ScaleAt(scales, 1),
+                                                       ScaleAt(scales, 2));
+      break;
+    default:
+      throw std::invalid_argument("oracle: output_size must have 1 to 3 values");
+  }
+  StoreResult(result, grad_input);
 }
 
 void NativeBatchNormBackward(const View& grad_out, const View& input, const View& weight, const View& running_mean,

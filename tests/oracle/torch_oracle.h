@@ -10,7 +10,7 @@
 
 namespace oracle {
 
-enum class DType { kFloat32, kFloat16, kBFloat16, kFloat64, kInt32 };
+enum class DType { kFloat32, kFloat16, kBFloat16, kFloat64, kInt32, kUInt8 };
 
 // A strided view of caller-owned memory (strides in elements, like aclTensor).
 struct View {
@@ -68,6 +68,18 @@ void UpsampleNearestExact3dBackward(const View& grad_out, const std::array<int64
 // torch alone); out.data == nullptr: compute and drop the result (allocation included).
 void UpsampleNearestExact3d(const View& self, const std::array<int64_t, 3>& output_size, double scale_d,
                             double scale_h, double scale_w, const View& out);
+
+// --- the nearest family: at::upsample_nearest{1,2,3}d and at::_upsample_nearest_exact{1,2,3}d ---
+// and their _backward (CPU kernels). The rank of output_size (1-3) picks the function;
+// scales has one entry per spatial axis, each <= 0 passed as "not given". self / grad_out:
+// [N, C, spatial...] views; out / grad_input written in place as UpsampleNearestExact3d
+// does (torch's out= kernel when the layout is torch's own, else a copy_).
+enum class NearestKind { kNearest, kExact };
+void UpsampleNearest(NearestKind kind, const View& self, const std::vector<int64_t>& output_size,
+                     const std::vector<double>& scales, const View& out);
+void UpsampleNearestBackward(NearestKind kind, const View& grad_out, const std::vector<int64_t>& output_size,
+                             const std::vector<int64_t>& input_size, const std::vector<double>& scales,
+                             const View& grad_input);
 
 // --- at::native_batch_norm_backward (CPU kernel) ---
 // Optional per-channel tensors may have data == nullptr (passed to torch as undefined).

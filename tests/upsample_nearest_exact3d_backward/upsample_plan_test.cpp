@@ -17,10 +17,10 @@ namespace {
 
 ::testing::Environment* const runtime_environment = ::testing::AddGlobalTestEnvironment(new RuntimeEnvironment);
 
-// PyTorch's nearest_idx (upsample_nearest*d), written from its definition.
-int64_t NearestSourceIndex(int64_t o, int64_t in, int64_t out, double scale, bool use_scales) {
-  if (out == in) return o;
-  if (out == 2 * in) return o >> 1;
+// PyTorch's nearest_idx (shortcuts) and its plain floor rule, written from their definitions.
+int64_t NearestSourceIndex(int64_t o, int64_t in, int64_t out, double scale, bool use_scales, bool shortcuts) {
+  if (shortcuts && out == in) return o;
+  if (shortcuts && out == 2 * in) return o >> 1;
   const float ratio = use_scales ? static_cast<float>(1.0 / scale) : static_cast<float>(in) / static_cast<float>(out);
   return std::min(static_cast<int64_t>(floorf(static_cast<float>(o) * ratio)), in - 1);
 }
@@ -31,20 +31,24 @@ std::vector<int64_t> BruteForceBoundaries(oa::NearestRule rule, int64_t in, int6
   boundaries[0] = 0;
   int64_t next = 1;
   for (int64_t o = 0; o < out; ++o) {
-    const int64_t source = rule == oa::NearestRule::kExact ? SourceIndex(o, in, out, scale, use_scales)
-                                                           : NearestSourceIndex(o, in, out, scale, use_scales);
+    const int64_t source =
+        rule == oa::NearestRule::kExact
+            ? SourceIndex(o, in, out, scale, use_scales)
+            : NearestSourceIndex(o, in, out, scale, use_scales, rule == oa::NearestRule::kNearestIdx);
     while (next <= source) boundaries[next++] = o;
   }
   return boundaries;
 }
 
 void ExpectMapExact(int64_t in, int64_t out, double scale, bool use_scales) {
-  for (oa::NearestRule rule : {oa::NearestRule::kExact, oa::NearestRule::kNearest}) {
+  for (oa::NearestRule rule : {oa::NearestRule::kExact, oa::NearestRule::kNearest, oa::NearestRule::kNearestIdx}) {
     const oa::NearestAxis axis{rule, oa::NearestRatio(use_scales, scale, in, out), in, out};
     oa::AxisMap computed(axis), tabulated(axis);
     tabulated.Tabulate(64);
     const std::vector<int64_t> expected = BruteForceBoundaries(rule, in, out, scale, use_scales);
-    const char* const name = rule == oa::NearestRule::kExact ? "exact" : "nearest";
+    const char* const name = rule == oa::NearestRule::kExact     ? "exact"
+                             : rule == oa::NearestRule::kNearest ? "nearest"
+                                                                 : "nearest_idx";
     for (int64_t i = 0; i <= in; ++i) {
       ASSERT_EQ(tabulated.Begin(i), expected[i])
           << name << " tabulated, in " << in << " out " << out << " scale " << scale << " i " << i;

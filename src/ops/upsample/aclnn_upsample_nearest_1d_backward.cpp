@@ -9,7 +9,7 @@ namespace {
 const oa::NearestBackwardSpec kSpec = {"aclnnUpsampleNearest1dBackward",
                                        "aclnnUpsampleNearest1dBackwardGetWorkspaceSize",
                                        1,
-                                       oa::NearestRule::kNearest,
+                                       oa::NearestRule::kNearestIdx,
                                        oa::NearestDtypes::kNearestBackward,
                                        "gradOut",
                                        "out",

@@ -9,7 +9,7 @@ namespace {
 const oa::NearestBackwardSpec kSpec = {"aclnnUpsampleNearest2dBackward",
                                        "aclnnUpsampleNearest2dBackwardGetWorkspaceSize",
                                        2,
-                                       oa::NearestRule::kNearest,
+                                       oa::NearestRule::kNearestIdx,
                                        oa::NearestDtypes::kNearest2dBackward,
                                        "gradOut",
                                        "gradInput",

@@ -9,7 +9,7 @@ namespace {
 const oa::NearestBackwardSpec kSpec = {"aclnnUpsampleNearest3dBackward",
                                        "aclnnUpsampleNearest3dBackwardGetWorkspaceSize",
                                        3,
-                                       oa::NearestRule::kNearest,
+                                       oa::NearestRule::kNearestIdx,
                                        oa::NearestDtypes::kNearestBackward,
                                        "gradOut",
                                        "gradInput",

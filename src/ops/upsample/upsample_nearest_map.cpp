@@ -16,9 +16,10 @@ double NearestAxis::RawSource(int64_t out_index) const {
     const float source = std::floor(static_cast<float>((static_cast<double>(out_index) + 0.5) * static_cast<double>(ratio)));
     return source;
   }
-  // PyTorch's special cases hold whatever the scale: 1:1 and 1:2 ignore it.
-  if (out == in) return static_cast<double>(out_index);
-  if (out == 2 * in) return static_cast<double>(out_index >> 1);
+  if (rule == NearestRule::kNearestIdx) {  // 1:1 and 1:2 ignore the scale
+    if (out == in) return static_cast<double>(out_index);
+    if (out == 2 * in) return static_cast<double>(out_index >> 1);
+  }
   const float source = std::floor(static_cast<float>(out_index) * ratio);
   return source;
 }

@@ -12,9 +12,13 @@ namespace oa {
 
 // How an output index picks its source along one axis.
 enum class NearestRule {
-  // PyTorch's nearest_idx: o when out == in, o / 2 when out == 2 * in, else
-  // min(floorf(float(o) * ratio), in - 1) (the product in float).
+  // min(floorf(float(o) * ratio), in - 1) (the product in float): PyTorch's channels-first
+  // forward kernels (upsample_generic_Nd_kernel_impl) and CANN's kernels.
   kNearest,
+  // PyTorch's nearest_idx: o when out == in, o / 2 when out == 2 * in (whatever the scale),
+  // else kNearest. PyTorch's backward kernels use it (and its channels-last forward: the
+  // two forwards differ only where a given scale contradicts a 1:1 or 1:2 size ratio).
+  kNearestIdx,
   // PyTorch's nearest_neighbor_exact_compute_source_index: min(floorf((o + 0.5) * ratio), in - 1)
   // (the product in double, rounded to float).
   kExact,
