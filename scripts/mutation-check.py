@@ -23,6 +23,7 @@ UPSAMPLE = "src/ops/upsample/"
 BATCH_NORM = "src/ops/batch_norm/"
 UPSAMPLE_TESTS = r"^upsample_(reference|oracle|plan|api_cases)_test"
 UPSAMPLE_FORWARD_TESTS = r"^upsample_forward_(reference|oracle|api)_test"
+NEAREST_FAMILY_TESTS = r"^upsample_nearest_(api|oracle)_test"
 BN_TESTS = r"^(batch_norm_backward_|numeric_edges_test)"
 BN_FAMILY_TESTS = r"^batch_norm_[a-z_]*(reference|chain)_test"
 BN_API_TESTS = r"^batch_norm_(api|backward_api)_test"
@@ -81,6 +82,23 @@ MUTATIONS = [
      UPSAMPLE + "upsample_nearest_map.cpp",
      "return std::trunc(in * (scale - 1e-5)) <= out && out <= std::trunc(in * (scale + 1e-5));",
      "return false;", UPSAMPLE_FORWARD_TESTS),
+    ("nearest-forward-shortcuts", "the non-exact forwards take nearest_idx's 1:1 and 1:2 shortcuts (PyTorch's backward rule)",
+     UPSAMPLE + "upsample_nearest_map.cpp",
+     "if (rule == NearestRule::kNearestIdx) {  // 1:1 and 1:2 ignore the scale",
+     "if (rule != NearestRule::kExact) {  // 1:1 and 1:2 ignore the scale", NEAREST_FAMILY_TESTS),
+    ("nearest-scales-per-axis", "scales that count only all together are used one axis at a time",
+     UPSAMPLE + "upsample_nearest_checks.cpp",
+     "used[axis] = use == ScaleUse::kPerAxis ? scales[axis] > 0 : all;",
+     "used[axis] = scales[axis] > 0;", NEAREST_FAMILY_TESTS),
+    ("nearest-out-shape-unchecked", "the output's shape is not checked against the sizes (as upstream leaves some)",
+     UPSAMPLE + "upsample_nearest_checks.cpp",
+     "if (const aclnnStatus status = CheckShape(api, \"out\", *out, out_logical, spatial, true, from)) return status;",
+     "(void)from;", NEAREST_FAMILY_TESTS),
+    ("nearest-f64-backward-order", "the float64 backward sums each window from its last output",
+     UPSAMPLE + "upsample_nearest_backward_f64.cpp",
+     "for (int64_t ow = ow_begin; ow < ow_end; ++ow) sum += source[od * go[2] + oh * go[3] + ow * go[4]];",
+     "for (int64_t ow = ow_end; ow-- > ow_begin;) sum += source[od * go[2] + oh * go[3] + ow * go[4]];",
+     NEAREST_FAMILY_TESTS),
     ("bn-biased-count", "training divides the sums by m - 1 (a biased count)",
      BATCH_NORM + "batch_norm_kernels.cpp",
      "const double inv_m = 1.0 / count;",

@@ -34,6 +34,20 @@ examples=(
   "nn:norm/sync_batch_norm_backward_reduce/examples/test_aclnn_batch_norm_reduce_backward.cpp"
   "cv:image/upsample_nearest_exact3d/examples/test_aclnn_upsample_nearest_exact3d.cpp"
   "cv:image/upsample_nearest_exact3d_grad/examples/test_aclnn_upsample_nearest_exact3d_grad.cpp"
+  "cv:image/resize_nearest_neighbor_v2/examples/test_aclnn_upsample_nearest1d.cpp"
+  "cv:image/resize_nearest_neighbor_v2/examples/test_aclnn_upsample_nearest2d.cpp"
+  "cv:image/upsample_nearest3d/examples/test_aclnn_upsample_nearest1d_v2.cpp"
+  "cv:image/upsample_nearest3d/examples/test_aclnn_upsample_nearest2d_v2.cpp"
+  "cv:image/upsample_nearest3d/examples/test_aclnn_upsample_nearest3d.cpp"
+  "cv:image/upsample_nearest2d_grad/examples/test_aclnn_upsample_nearest1d_backward.cpp"
+  "cv:image/upsample_nearest2d_grad/examples/test_aclnn_upsample_nearest2d_grad.cpp"
+  "cv:image/upsample_nearest3d_grad/examples/test_aclnn_upsample_nearest3d_grad.cpp"
+  "cv:image/upsample_nearest/examples/test_aclnn_upsample_nearest.cpp"
+  "cv:image/upsample_nearest/examples/test_aclnn_upsample_nearest_exact1d_uint8.cpp"
+  "cv:image/upsample_nearest/examples/test_aclnn_upsample_nearest_exact2d.cpp"
+  "cv:image/upsample_nearest/examples/test_aclnn_upsample_nearest_exact2d_uint8.cpp"
+  "cv:image/upsample_nearest_exact2d_grad/examples/test_aclnn_upsample_nearest_exact1d_backward.cpp"
+  "cv:image/upsample_nearest_exact2d_grad/examples/test_aclnn_upsample_nearest_exact2d_grad.cpp"
 )
 
 work=$(mktemp -d)

@@ -126,15 +126,19 @@ void UpsampleNearestExact3d(const View& self, const std::array<int64_t, 3>& outp
 
 namespace {
 
-// Writes `result` into `out` (a timing call passes out.data == nullptr: dropped).
-void StoreResult(const at::Tensor& result, const View& out) {
-  if (out.data == nullptr) return;
-  at::Tensor target = Wrap(out);
-  target.copy_(result);
-}
-
 c10::optional<double> ScaleAt(const std::vector<double>& scales, size_t axis) {
   return axis < scales.size() ? OptionalScale(scales[axis]) : c10::nullopt;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether `out` has the dtype and the layout torch would give the result (contiguous, or
+// channels-last like `like`): then torch's out= kernel writes it directly (benchmarks time
+// torch alone, no extra copy).
+bool TorchOwnLayout(const at::Tensor& out, const at::Tensor& like) {
+  return out.scalar_type() == like.scalar_type() && out.is_contiguous(like.suggest_memory_format());
 }
 
 }  // namespace
@@ -144,25 +148,41 @@ void UpsampleNearest(NearestKind kind, const View& self, const std::vector<int64
   const at::Tensor input = Wrap(self);
   const at::IntArrayRef size(output_size);
   const bool exact = kind == NearestKind::kExact;
-  at::Tensor result;
+  const auto s = [&](size_t axis) { return ScaleAt(scales, axis); };
+  // result: where torch writes (the caller's out when its layout is torch's own).
+  at::Tensor target = out.data != nullptr ? Wrap(out) : at::Tensor();
+  const bool direct = target.defined() && TorchOwnLayout(target, input);
+  at::Tensor result = direct ? target : at::Tensor();
   switch (output_size.size()) {
     case 1:
-      result = exact ? at::_upsample_nearest_exact1d(input, size, ScaleAt(scales, 0))
-                     : at::upsample_nearest1d(input, size, ScaleAt(scales, 0));
+      if (direct) {
+        exact ? at::_upsample_nearest_exact1d_out(result, input, size, s(0)) : at::upsample_nearest1d_out(result, input, size, s(0));
+      } else {
+        result = exact ? at::_upsample_nearest_exact1d(input, size, s(0)) : at::upsample_nearest1d(input, size, s(0));
+      }
       break;
     case 2:
-      result = exact ? at::_upsample_nearest_exact2d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1))
-                     : at::upsample_nearest2d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1));
+      if (direct) {
+        exact ? at::_upsample_nearest_exact2d_out(result, input, size, s(0), s(1))
+              : at::upsample_nearest2d_out(result, input, size, s(0), s(1));
+      } else {
+        result = exact ? at::_upsample_nearest_exact2d(input, size, s(0), s(1))
+                       : at::upsample_nearest2d(input, size, s(0), s(1));
+      }
       break;
     case 3:
-      result = exact ? at::_upsample_nearest_exact3d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1),
-                                                     ScaleAt(scales, 2))
-                     : at::upsample_nearest3d(input, size, ScaleAt(scales, 0), ScaleAt(scales, 1), ScaleAt(scales, 2));
+      if (direct) {
+        exact ? at::_upsample_nearest_exact3d_out(result, input, size, s(0), s(1), s(2))
+              : at::upsample_nearest3d_out(result, input, size, s(0), s(1), s(2));
+      } else {
+        result = exact ? at::_upsample_nearest_exact3d(input, size, s(0), s(1), s(2))
+                       : at::upsample_nearest3d(input, size, s(0), s(1), s(2));
+      }
       break;
     default:
       throw std::invalid_argument("oracle: output_size must have 1 to 3 values");
   }
-  StoreResult(result, out);
+  if (target.defined() && !direct) target.copy_(result);
 }
 
 void UpsampleNearestBackward(NearestKind kind, const View& grad_out, const std::vector<int64_t>& output_size,
@@ -171,27 +191,42 @@ void UpsampleNearestBackward(NearestKind kind, const View& grad_out, const std::
   const at::Tensor go = Wrap(grad_out);
   const at::IntArrayRef out_size(output_size), in_size(input_size);
   const bool exact = kind == NearestKind::kExact;
-  at::Tensor result;
+  const auto s = [&](size_t axis) { return ScaleAt(scales, axis); };
+  at::Tensor target = grad_input.data != nullptr ? Wrap(grad_input) : at::Tensor();
+  const bool direct = target.defined() && TorchOwnLayout(target, go);
+  at::Tensor result = direct ? target : at::Tensor();
   switch (output_size.size()) {
     case 1:
-      result = exact ? at::_upsample_nearest_exact1d_backward(go, out_size, in_size, ScaleAt(scales, 0))
-                     : at::upsample_nearest1d_backward(go, out_size, in_size, ScaleAt(scales, 0));
+      if (direct) {
+        exact ? at::_upsample_nearest_exact1d_backward_out(result, go, out_size, in_size, s(0))
+              : at::upsample_nearest1d_backward_out(result, go, out_size, in_size, s(0));
+      } else {
+        result = exact ? at::_upsample_nearest_exact1d_backward(go, out_size, in_size, s(0))
+                       : at::upsample_nearest1d_backward(go, out_size, in_size, s(0));
+      }
       break;
     case 2:
-      result = exact ? at::_upsample_nearest_exact2d_backward(go, out_size, in_size, ScaleAt(scales, 0),
-                                                              ScaleAt(scales, 1))
-                     : at::upsample_nearest2d_backward(go, out_size, in_size, ScaleAt(scales, 0), ScaleAt(scales, 1));
+      if (direct) {
+        exact ? at::_upsample_nearest_exact2d_backward_out(result, go, out_size, in_size, s(0), s(1))
+              : at::upsample_nearest2d_backward_out(result, go, out_size, in_size, s(0), s(1));
+      } else {
+        result = exact ? at::_upsample_nearest_exact2d_backward(go, out_size, in_size, s(0), s(1))
+                       : at::upsample_nearest2d_backward(go, out_size, in_size, s(0), s(1));
+      }
       break;
     case 3:
-      result = exact ? at::_upsample_nearest_exact3d_backward(go, out_size, in_size, ScaleAt(scales, 0),
-                                                              ScaleAt(scales, 1), ScaleAt(scales, 2))
-                     : at::upsample_nearest3d_backward(go, out_size, in_size, ScaleAt(scales, 0), ScaleAt(scales, 1),
-                                                       ScaleAt(scales, 2));
+      if (direct) {
+        exact ? at::_upsample_nearest_exact3d_backward_out(result, go, out_size, in_size, s(0), s(1), s(2))
+              : at::upsample_nearest3d_backward_out(result, go, out_size, in_size, s(0), s(1), s(2));
+      } else {
+        result = exact ? at::_upsample_nearest_exact3d_backward(go, out_size, in_size, s(0), s(1), s(2))
+                       : at::upsample_nearest3d_backward(go, out_size, in_size, s(0), s(1), s(2));
+      }
       break;
     default:
       throw std::invalid_argument("oracle: output_size must have 1 to 3 values");
   }
-  StoreResult(result, grad_input);
+  if (target.defined() && !direct) target.copy_(result);
 }
 
 void NativeBatchNormBackward(const View& grad_out, const View& input, const View& weight, const View& running_mean,

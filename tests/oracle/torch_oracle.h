@@ -73,7 +73,8 @@ void UpsampleNearestExact3d(const View& self, const std::array<int64_t, 3>& outp
 // and their _backward (CPU kernels). The rank of output_size (1-3) picks the function;
 // scales has one entry per spatial axis, each <= 0 passed as "not given". self / grad_out:
 // [N, C, spatial...] views; out / grad_input written in place as UpsampleNearestExact3d
-// does (torch's out= kernel when the layout is torch's own, else a copy_).
+// does (torch's out= kernel when the layout is torch's own, else a copy_; data == nullptr:
+// computed and dropped).
 enum class NearestKind { kNearest, kExact };
 void UpsampleNearest(NearestKind kind, const View& self, const std::vector<int64_t>& output_size,
                      const std::vector<double>& scales, const View& out);

@@ -3,6 +3,7 @@
 // receives the value converted, as a C caller's would), phase 2 as the API's own.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
