@@ -34,6 +34,30 @@ OPERATORS = {
     "aclnn_batch_norm_stats.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1", "aclnnBatchNormStats.md"),
     "aclnn_fast_batch_norm_backward.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1",
                                          "aclnnFastBatchNormBackward.md"),
+    "aclnn_upsample_nearest_1d.h": ("FLOAT, FLOAT16, BF16, DOUBLE, UINT8", "3-D NCL, any strides",
+                                    "aclnnUpsampleNearest1d.md"),
+    "aclnn_upsample_nearest_1d_backward.h": ("FLOAT, FLOAT16, BF16, DOUBLE", "3-D, read as NCL, any strides",
+                                             "aclnnUpsampleNearest1dBackward.md"),
+    "aclnn_upsample_nearest_1d_v2.h": ("FLOAT, FLOAT16, BF16, DOUBLE, UINT8", "3-D NCL, any strides",
+                                       "aclnnUpsampleNearest1dV2.md"),
+    "aclnn_upsample_nearest_2d.h": ("FLOAT, FLOAT16, BF16, DOUBLE, UINT8", "4-D NCHW or NHWC, any strides",
+                                    "aclnnUpsampleNearest2d.md"),
+    "aclnn_upsample_nearest_2d_backward.h": ("FLOAT, FLOAT16, BF16", "4-D NCHW or NHWC, any strides",
+                                             "aclnnUpsampleNearest2dBackward.md"),
+    "aclnn_upsample_nearest_2d_v2.h": ("FLOAT, FLOAT16, BF16, DOUBLE, UINT8", "4-D NCHW or NHWC, any strides",
+                                       "aclnnUpsampleNearest2dV2.md"),
+    "aclnn_upsample_nearest_3d.h": ("FLOAT, FLOAT16, BF16, DOUBLE, UINT8", "5-D NCDHW or NDHWC, any strides",
+                                    "aclnnUpsampleNearest3d.md"),
+    "aclnn_upsample_nearest_3d_backward.h": ("FLOAT, FLOAT16, BF16, DOUBLE", "5-D NCDHW or NDHWC, any strides",
+                                             "aclnnUpsampleNearest3dBackward.md"),
+    "aclnn_upsample_nearest_exact1d.h": ("FLOAT, FLOAT16, BF16, UINT8", "3-D NCL or ND, any strides",
+                                         "aclnnUpsampleNearestExact1d.md"),
+    "aclnn_upsample_nearest_exact1d_backward.h": ("FLOAT, FLOAT16, BF16", "3-D, read as NCL, any strides",
+                                                  "aclnnUpsampleNearestExact1dBackward.md"),
+    "aclnn_upsample_nearest_exact2d.h": ("FLOAT, FLOAT16, BF16, UINT8", "4-D NCHW, NHWC or ND, any strides",
+                                         "aclnnUpsampleNearestExact2d.md"),
+    "aclnn_upsample_nearest_exact2d_backward.h": ("FLOAT, FLOAT16, BF16", "4-D NCHW or ND, any strides",
+                                                  "aclnnUpsampleNearestExact2dBackward.md"),
     "aclnn_upsample_nearest_exact3d.h": ("FLOAT, FLOAT16, BF16", "5-D NCDHW or NDHWC, any strides",
                                          "aclnnUpsampleNearestExact3d.md"),
     "aclnn_upsample_nearest_exact3d_backward.h": ("FLOAT, FLOAT16, BF16", "5-D NCDHW or NDHWC, any strides",
@@ -50,7 +74,9 @@ GROUPS = [
     ("openaclnn's own additions (not in CANN)", "openaclnn", "libopenaclnn.so.0"),
 ]
 
-DECLARATION = re.compile(r"^\s*(?:ACL_FUNC_VISIBILITY|ACLNN_API|extern)\s+[\w\s\*]*?\b(\w+)\s*\(", re.M)
+# (Two upstream operator headers export with __attribute__((visibility("default"))) instead of ACLNN_API.)
+DECLARATION = re.compile(r"^\s*(?:ACL_FUNC_VISIBILITY|ACLNN_API|extern|__attribute__\(\(visibility\(\"default\"\)\)\))"
+                         r"\s+[\w\s\*]*?\b(\w+)\s*\(", re.M)
 
 
 def functions(header):

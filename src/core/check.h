@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -34,9 +35,12 @@ inline std::string Describe(const aclTensor& tensor) {
 // message never hides the digits that made a value invalid.
 inline std::string DoubleToString(double value) {
   char text[32];
+  // Plain digits between 1e-4 and 1e15 ("60", not "6e+01"); exponents outside.
+  const double magnitude = value < 0 ? -value : value;
+  const bool plain = magnitude >= 1e-4 && magnitude < 1e15;
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(text, sizeof text, "%.*g", precision, value);
-    if (std::strtod(text, nullptr) == value) break;
+    if (std::strtod(text, nullptr) == value && (!plain || std::strchr(text, 'e') == nullptr)) break;
   }
   return text;
 }

@@ -33,8 +33,8 @@ struct SocProfile {
   // aclnnBatchNorm training writes the biased batch variance into saveInvstd, and the
   // backward (aclnnBatchNormBackward, aclnnFastBatchNormBackward) reads the slot as a variance.
   bool save_invstd_is_variance = false;  // 910, 910B, 910_93, 310P
-  // aclnnUpsampleNearestExact3d (its backward has no chip branch upstream).
-  bool upsample_bf16 = true;  // 310P: FLOAT and FLOAT16 only
+  // The upsample family's per-chip dtype lists live with its checks
+  // (ops/upsample/upsample_nearest_checks.cpp).
 };
 
 // Chosen on first use from OPENACLNN_SOC_VERSION; the same for the rest of the process.

@@ -291,6 +291,29 @@ TEST_P(NearestRules, UpscaleLimitOfTheExactBackwards) {
   EXPECT_TRUE(Rejected(RunPhase1(api, s), ACLNN_ERR_PARAM_INVALID, "must be <= 50"));
 }
 
+// A given scale so small that its reciprocal overflows float makes the ratio infinite:
+// output 0 reads input 0 (0 * inf is NaN, which PyTorch converts to an integer undefinedly),
+// every other output the last input. Found by the fuzzer.
+TEST(NearestRatio, InfiniteRatioReadsTheEnds) {
+  const NearestApi& api = ApiNamed("aclnnUpsampleNearest1dV2");
+  HostTensor self(ACL_FLOAT, {1, 1, 4}, Layout{}, ACL_FORMAT_NCL);
+  HostTensor out(ACL_FLOAT, {1, 1, 3}, Layout{}, ACL_FORMAT_NCL);
+  FillRandom(&self, 5);
+  const std::vector<int64_t> size = {3};
+  aclIntArray* output_size = aclCreateIntArray(size.data(), 1);
+  const double scales[3] = {1e-40, 0, 0};  // as a float: subnormal, and 1 / it overflows
+  ASSERT_EQ(RunTwoPhase([&](uint64_t* w, aclOpExecutor** e) {
+              return api.forward(self.handle(), output_size, scales, out.handle(), w, e);
+            },
+                        [&](void* ws, uint64_t w, aclOpExecutor* e) { return api.phase2(ws, w, e, nullptr); }),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(out.BitsAt(0), self.BitsAt(0));
+  EXPECT_EQ(out.BitsAt(1), self.BitsAt(3));
+  EXPECT_EQ(out.BitsAt(2), self.BitsAt(3));
+  aclDestroyIntArray(output_size);
+}
+
 std::vector<std::string> ApiNames() {
   std::vector<std::string> names;
   for (const NearestApi& api : NearestApis()) names.push_back(api.name);

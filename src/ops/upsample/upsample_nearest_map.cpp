@@ -20,8 +20,12 @@ double NearestAxis::RawSource(int64_t out_index) const {
     if (out == in) return static_cast<double>(out_index);
     if (out == 2 * in) return static_cast<double>(out_index >> 1);
   }
-  const float source = std::floor(static_cast<float>(out_index) * ratio);
-  return source;
+  const float product = static_cast<float>(out_index) * ratio;
+  // 0 * inf is NaN (a given scale so small that its reciprocal overflows float): output 0
+  // reads input 0, the limit of o * ratio there (PyTorch converts the NaN to an integer,
+  // which is undefined).
+  if (std::isnan(product)) return 0.0;
+  return std::floor(product);
 }
 
 void AxisMap::Tabulate(int64_t pad) {
