@@ -77,7 +77,9 @@ struct NearestCase {
     output_tensor = MakeTensor(OutputDims(), output.get());
     const std::vector<int64_t> spatial(large.begin() + 2, large.end());
     output_size = aclCreateIntArray(spatial.data(), spatial.size());
-    input_size = aclCreateIntArray(small.data(), small.size());
+    std::vector<int64_t> sizes = small;  // NHWC's inputSize for Nearest2dBackward is [N, H, W, C]
+    if (channels_last && api->input_size_in_format_order) sizes = {small[0], small[2], small[3], small[1]};
+    input_size = aclCreateIntArray(sizes.data(), sizes.size());
     if (input_tensor == nullptr || output_tensor == nullptr) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(), aclGetRecentErrMsg());
       std::exit(1);

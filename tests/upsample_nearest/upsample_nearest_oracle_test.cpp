@@ -358,6 +358,23 @@ TEST_P(NearestOracle, LargerProblemsAnyThreadCount) {
   }
 }
 
+// Channels-last with many channels (72: four-vector groups, a single vector and a scalar
+// tail on every target), where the backwards read each window pixel as contiguous runs.
+TEST_P(NearestOracle, WideChannelsLast) {
+  const NearestApi& api = ApiNamed(GetParam());
+  std::mt19937 rng(11);
+  for (int index = 0; index < 6; ++index) {
+    Problem p = RandomProblem(rng, api);
+    p.small[1] = p.large[1] = 72;
+    p.small_layout.channels_last_memory = p.large_layout.channels_last_memory = true;
+    p.small_layout.padding.clear();
+    p.large_layout.padding.clear();
+    SCOPED_TRACE("wide case " + std::to_string(index) + ": " + p.Describe());
+    Check(p, 300 + index);
+    if (HasFailure()) break;
+  }
+}
+
 std::vector<std::string> ApiNames() {
   std::vector<std::string> names;
   for (const NearestApi& api : NearestApis()) names.push_back(api.name);

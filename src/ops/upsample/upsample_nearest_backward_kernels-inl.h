@@ -565,6 +565,33 @@ HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const st
   for (int q = 0; q < G; ++q) StoreFromFloat(OA_VEC_AT(acc, q), df, out_row + (l0 + q) * out_pixel_stride + c0);
 }
 
+// Channels-last with many channels: one gradInput pixel l, G consecutive vectors of
+// channels from c0 in flight, so each gradOut pixel of the window is read as one contiguous
+// run (G vectors) instead of G pixels' strided pieces; the same sums in the same order.
+template <int G, typename T, class DF>
+HWY_INLINE void PixelChannels(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
+                              int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin, int64_t od_end,
+                              int64_t oh_begin, int64_t oh_end, int64_t l, int64_t c0, T* HWY_RESTRICT out_row) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) OA_VEC_AT(acc, q) = hn::Zero(df);
+  const int64_t ow_begin = range_w.Begin(l), ow_end = range_w.End(l);
+  for (int64_t od = od_begin; od < od_end; ++od) {
+    for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      const T* HWY_RESTRICT src = batch + od * go[2] + oh * go[3] + c0;
+      for (int64_t ow = ow_begin; ow < ow_end; ++ow) {
+#pragma GCC unroll 4
+        for (int q = 0; q < G; ++q) {
+          OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), LoadAsFloat(df, src + ow * go[4] + q * lanes));
+        }
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int q = 0; q < G; ++q) StoreFromFloat(OA_VEC_AT(acc, q), df, out_row + l * out_pixel_stride + c0 + q * lanes);
+}
+
 // Channels-last views (C has unit stride in both tensors): one row (n, i, j) of W*C
 // gradInput elements at a time, vectorised along C with plain loads, four outputs along W
 // in flight.
@@ -593,15 +620,27 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
     T* HWY_RESTRICT out_row = grad_input + n * gi[0] + i * gi[2] + j * gi[3];
     // A gradOut row here is W * C elements, already long: one row ahead is enough.
     PrefetchRows(batch, go, od_begin, od_end, range_h, j + 1, plan.out_size[2] * go[4]);
-    int64_t l0 = 0;
-    for (; l0 + 4 <= in_w; l0 += 4) {
-      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
-        ChannelsLastOutputs<4>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+    if (vector_channels >= 4 * lanes) {  // wide pixels: one at a time, four channel vectors in flight
+      for (int64_t l = 0; l < in_w; ++l) {
+        int64_t c0 = 0;
+        for (; c0 + 4 * lanes <= vector_channels; c0 += 4 * lanes) {
+          PixelChannels<4>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l, c0, out_row);
+        }
+        for (; c0 < vector_channels; c0 += lanes) {
+          PixelChannels<1>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l, c0, out_row);
+        }
       }
-    }
-    for (; l0 < in_w; ++l0) {
-      for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
-        ChannelsLastOutputs<1>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+    } else {
+      int64_t l0 = 0;
+      for (; l0 + 4 <= in_w; l0 += 4) {
+        for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
+          ChannelsLastOutputs<4>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+        }
+      }
+      for (; l0 < in_w; ++l0) {
+        for (int64_t c0 = 0; c0 < vector_channels; c0 += lanes) {
+          ChannelsLastOutputs<1>(df, batch, go, gi[4], range_w, od_begin, od_end, oh_begin, oh_end, l0, c0, out_row);
+        }
       }
     }
     for (int64_t l = 0; l < in_w; ++l) {

@@ -175,7 +175,7 @@ HWY_INLINE void StreamCopy(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64
 // following rows read the same source row.
 template <typename T>
 struct RowBuffer {
-  static constexpr int64_t kWords = (16 << 10) / static_cast<int64_t>(sizeof(T));
+  static constexpr int64_t kWords = kUpsampleRowBufferBytes / static_cast<int64_t>(sizeof(T));
   HWY_ALIGN T words[kWords];
   const T* source = nullptr;  // the source row the words came from
 };

@@ -13,6 +13,10 @@
 
 namespace oa {
 
+// The streamed kernels build each output row in a buffer of this size on their stack (a
+// channels-last row of 128 pixels of 64 fp32 channels is 32 KiB).
+constexpr int64_t kUpsampleRowBufferBytes = int64_t{64} << 10;
+
 enum class UpsampleForwardKernel {
   kNothing,       // N == 0
   kRowsAlongW,    // W has unit stride in both tensors (NCDHW and similar): one output row at a time
@@ -45,7 +49,8 @@ struct UpsampleNearestPlan {
   int64_t table_bytes = 0;
   // Outputs larger than the last-level cache are written with non-temporal stores (no read
   // for ownership of each line) from a row buffer on the kernel's stack; then every row of
-  // out is contiguous and fits that buffer, and W is the identity or tabulated.
+  // out is contiguous and fits that buffer (kUpsampleRowBufferBytes), and W is the identity
+  // or tabulated.
   bool stream_stores = false;
 
   // Partition, fixed here from the problem alone: `rows` units of work (N*C*d*h output rows
