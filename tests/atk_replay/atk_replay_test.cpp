@@ -48,6 +48,7 @@
 #include "support/float_coding.h"
 #include "support/json.h"
 #include "support/random_fill.h"
+#include "upsample_nearest/nearest_apis.h"
 
 namespace {
 
@@ -65,6 +66,7 @@ struct ChipRules {
   bool upsample_bf16 = true;    // 310P: upsample FLOAT32 / FLOAT16 only
   bool saves_variance = false;  // every chip but the 950: saveInvstd holds the batch variance
   bool upsample_forward = true, upsample_backward = true;  // no kernel: 910 / 910 and 310P
+  bool is_910 = false, is_310p = false, is_950 = false, is_chip = false;
 };
 
 bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
@@ -82,6 +84,10 @@ ChipRules RulesOfThisProcess() {
   rules.saves_variance = is_chip && !StartsWith(rules.soc, "Ascend950");
   rules.upsample_forward = !is_910;
   rules.upsample_backward = !is_910 && !is_310p;
+  rules.is_910 = is_910;
+  rules.is_310p = is_310p;
+  rules.is_950 = StartsWith(rules.soc, "Ascend950");
+  rules.is_chip = is_chip;
   return rules;
 }
 
@@ -95,7 +101,8 @@ const ChipRules& Rules() {
 
 aclDataType DtypeOf(const std::string& atk_name) {
   static const std::map<std::string, aclDataType> names = {
-      {"fp32", ACL_FLOAT}, {"fp16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"int32", ACL_INT32}};
+      {"fp32", ACL_FLOAT}, {"fp16", ACL_FLOAT16}, {"bf16", ACL_BF16},
+      {"int32", ACL_INT32}, {"fp64", ACL_DOUBLE},   {"uint8", ACL_UINT8}};
   return names.at(atk_name);
 }
 
@@ -105,6 +112,8 @@ const char* DtypeName(aclDataType dtype) {
     case ACL_FLOAT16: return "FLOAT16";
     case ACL_BF16: return "BF16";
     case ACL_INT32: return "INT32";
+    case ACL_DOUBLE: return "DOUBLE";
+    case ACL_UINT8: return "UINT8";
     default: return "?";
   }
 }
@@ -139,6 +148,12 @@ class HostTensor {
       std::memcpy(&v, p, 4);
       return v;
     }
+    if (dtype_ == ACL_UINT8) return *p;
+    if (dtype_ == ACL_DOUBLE) {
+      double v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
     return DecodeValue(p, dtype_);
   }
   // value rounded once to the dtype (truncated for INT32); NaN stays NaN.
@@ -147,6 +162,10 @@ class HostTensor {
     if (dtype_ == ACL_INT32) {
       const int32_t v = static_cast<int32_t>(value);
       std::memcpy(p, &v, 4);
+    } else if (dtype_ == ACL_UINT8) {  // truncated into 0..255 (NaN: 0)
+      *p = static_cast<unsigned char>(value >= 0 && value <= 255 ? value : value > 255 ? 255 : 0);
+    } else if (dtype_ == ACL_DOUBLE) {
+      std::memcpy(p, &value, 8);
     } else if (std::isnan(value)) {
       if (dtype_ == ACL_FLOAT) {
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -160,7 +179,7 @@ class HostTensor {
     }
   }
   void FillNan() {
-    if (dtype_ == ACL_INT32) return;
+    if (dtype_ == ACL_INT32 || dtype_ == ACL_UINT8) return;
     for (int64_t k = 0; k < count_; ++k) Set(k, NAN);
   }
   std::vector<double> Values() const {
@@ -234,7 +253,7 @@ class CaseDraw {
     } else if (range.contains("uniform")) {
       const std::vector<double> bounds = range.at("uniform").get<std::vector<double>>();
       const double lo = bounds.at(0), hi = bounds.at(1);
-      if (tensor.dtype() == ACL_INT32) {  // integers lo..hi, each equally likely
+      if (tensor.dtype() == ACL_INT32 || tensor.dtype() == ACL_UINT8) {  // integers lo..hi, each equally likely
         for (int64_t k = 0; k < tensor.count(); ++k) {
           tensor.Set(k, std::min(hi, lo + std::floor(Unit(seed, k) * (hi - lo + 1))));
         }
@@ -300,7 +319,8 @@ class SingleBm {
   // value in the subnormal range than its rounding). NaN against NaN and an infinity against
   // the same infinity are exact; any other disagreement in class is an infinite error.
   void Add(double actual, double reference, int64_t index) {
-    const double golden = RoundToFormat(reference, dtype_);
+    const bool coded = dtype_ == ACL_FLOAT || dtype_ == ACL_FLOAT16 || dtype_ == ACL_BF16;
+    const double golden = coded ? RoundToFormat(reference, dtype_) : reference;
     double error;
     if (std::isnan(golden) || std::isnan(actual)) {
       error = std::isnan(golden) && std::isnan(actual) ? 0.0 : INFINITY;
@@ -839,6 +859,193 @@ Outcome ReplayUpsampleNearestExact3dBackward(CaseDraw& d) {
 }
 
 // ---------------------------------------------------------------------------------------
+// The rest of the nearest family: one replay for all twelve tables, the API called through
+// the family's table (tests/upsample_nearest/nearest_apis.h).
+
+// The family's contract per chip (upstream's op_api dtype lists and kernel registrations,
+// docs/soc-profiles.md), written here independently of the library's tables.
+bool NearestNoKernel(const std::string& api) {
+  if (api == "aclnnUpsampleNearestExact1d" || api == "aclnnUpsampleNearestExact2d") return Rules().is_910;
+  if (api == "aclnnUpsampleNearestExact1dBackward" || api == "aclnnUpsampleNearestExact2dBackward") {
+    return Rules().is_910 || Rules().is_310p;
+  }
+  return false;
+}
+
+bool NearestDtypeRefused(const std::string& api, aclDataType dtype) {
+  const ChipRules& r = Rules();
+  const bool bf16_chip = !r.is_910 && !r.is_310p;
+  if (api == "aclnnUpsampleNearest1d" || api == "aclnnUpsampleNearest2d" || api == "aclnnUpsampleNearest1dV2" ||
+      api == "aclnnUpsampleNearest2dV2" || api == "aclnnUpsampleNearest2dBackward") {
+    return dtype == ACL_BF16 && !bf16_chip;
+  }
+  if (api == "aclnnUpsampleNearest3d") {
+    if (r.is_310p) return dtype != ACL_FLOAT && dtype != ACL_FLOAT16;
+    return dtype == ACL_UINT8 && r.is_chip && !r.is_950;
+  }
+  if (api == "aclnnUpsampleNearestExact1d" || api == "aclnnUpsampleNearestExact2d") {
+    return dtype == ACL_UINT8 && r.is_950;
+  }
+  return false;
+}
+
+// The source index along one axis, from the definitions in PyTorch's arithmetic: nearest
+// (floor of o * ratio in float; the backwards' nearest_idx also maps 1:1 and 1:2 directly)
+// or nearest-exact (floor of (o + 0.5) * ratio, the product in double); ratio = 1 / scale
+// for a given scale, else in / out.
+int64_t FamilySource(bool exact, bool shortcuts, int64_t o, int64_t in, int64_t out, double scale) {
+  if (shortcuts && out == in) return o;
+  if (shortcuts && out == 2 * in) return o >> 1;
+  const float ratio = scale > 0 ? static_cast<float>(1.0 / scale) : static_cast<float>(in) / static_cast<float>(out);
+  const float position = exact ? std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * ratio))
+                               : std::floor(static_cast<float>(o) * ratio);
+  return std::min(static_cast<int64_t>(position), in - 1);
+}
+
+// Element k of the large side ([N, C, size...], row-major in its view order, channels last
+// or not) and the index of its source in the small side.
+struct FamilyMap {
+  std::vector<int64_t> small, large;  // logical [N, C, spatial...]
+  std::vector<double> scales;         // per spatial axis, <= 0: not given
+  bool exact = false, shortcuts = false, channels_last = false;
+  int64_t Source(int64_t k) const {
+    const size_t rank = large.size();
+    std::vector<int64_t> at(rank);
+    std::vector<int64_t> view = ViewOrder(large);
+    for (size_t d = rank; d-- > 0;) {
+      at[d] = k % view[d];
+      k /= view[d];
+    }
+    std::vector<int64_t> logical = Logical(at);
+    for (size_t axis = 2; axis < rank; ++axis) {
+      logical[axis] = FamilySource(exact, shortcuts, logical[axis], small[axis], large[axis], scales[axis - 2]);
+    }
+    const std::vector<int64_t> from = ViewOrder(logical), dims = ViewOrder(small);
+    int64_t index = 0;
+    for (size_t d = 0; d < rank; ++d) index = index * dims[d] + from[d];
+    return index;
+  }
+  std::vector<int64_t> ViewOrder(const std::vector<int64_t>& logical) const {
+    if (!channels_last) return logical;
+    std::vector<int64_t> view = {logical[0]};
+    view.insert(view.end(), logical.begin() + 2, logical.end());
+    view.push_back(logical[1]);
+    return view;
+  }
+  std::vector<int64_t> Logical(const std::vector<int64_t>& view) const {
+    if (!channels_last) return view;
+    std::vector<int64_t> logical = {view[0], view.back()};
+    logical.insert(logical.end(), view.begin() + 1, view.end() - 1);
+    return logical;
+  }
+};
+
+aclFormat AtkFormat(const std::string& name) {
+  if (name == "NCL") return ACL_FORMAT_NCL;
+  if (name == "NCHW") return ACL_FORMAT_NCHW;
+  if (name == "NHWC") return ACL_FORMAT_NHWC;
+  if (name == "NCDHW") return ACL_FORMAT_NCDHW;
+  return ACL_FORMAT_ND;
+}
+
+// How upstream's executors call the API (their tests/st/<api>/executor_*.py): outputSize is
+// the `size` attribute and every scale 0; the V2 forwards draw their scales and size the
+// output floor(scale * in); NearestExact2dBackward takes its fixed `scale_factor` as the
+// scales and int(in * factor) as the size. A backward's gradOut is [N, C, size...], drawn
+// here from the input's range (upstream back-propagates ones: every window sum is then a
+// count), and inputSize is the table's input shape.
+Outcome ReplayNearestFamily(CaseDraw& d, const std::string& api_name) {
+  const nearest_test::NearestApi& api = nearest_test::ApiNamed(api_name);
+  const aclDataType dtype = d.Dtype("input");
+  const bool no_kernel = NearestNoKernel(api_name), refused = NearestDtypeRefused(api_name, dtype);
+  d.MustBeRefused(no_kernel || refused);
+  const Json attrs = d.attrs();
+  const std::string format_name = attrs.contains("format") ? attrs.at("format").get<std::string>() : "ND";
+  const aclFormat format = AtkFormat(format_name);
+  FamilyMap map;
+  map.channels_last = format == ACL_FORMAT_NHWC;
+  map.exact = api.exact;
+  map.shortcuts = api.backward && !api.exact;
+  map.small = map.Logical(d.Shape("input"));
+  const int spatial = api.spatial;
+  std::vector<int64_t> size(spatial);
+  map.scales.assign(spatial, 0.0);
+  if (api_name == "aclnnUpsampleNearest1dV2" || api_name == "aclnnUpsampleNearest2dV2") {
+    static const char* const kNames[2][2] = {{"scalesL", ""}, {"scalesH", "scalesW"}};
+    for (int axis = 0; axis < spatial; ++axis) {
+      map.scales[axis] = d.FloatAttr(kNames[spatial - 1][axis]);  // the API takes float scales
+      size[axis] = static_cast<int64_t>(std::floor(map.scales[axis] * static_cast<double>(map.small[2 + axis])));
+    }
+  } else if (api_name == "aclnnUpsampleNearestExact2dBackward") {
+    const std::vector<double> factors = attrs.at("scale_factor").get<std::vector<double>>();
+    for (int axis = 0; axis < spatial; ++axis) {
+      map.scales[axis] = factors.at(axis);
+      size[axis] = static_cast<int64_t>(static_cast<double>(map.small[2 + axis]) * factors.at(axis));
+    }
+  } else {
+    const Json value = attrs.at("size");
+    const bool list = value.dump().front() == '[';  // a 1-D table gives a number
+    size = list ? value.get<std::vector<int64_t>>() : std::vector<int64_t>{value.get<int64_t>()};
+  }
+  map.large = {map.small[0], map.small[1]};
+  map.large.insert(map.large.end(), size.begin(), size.end());
+  std::vector<double> scale_args = map.scales;
+  scale_args.resize(3, 0.0);
+  aclIntArray* output_size = aclCreateIntArray(size.data(), size.size());
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus status;
+  std::unique_ptr<HostTensor> input, output;
+  if (api.backward) {
+    input = std::make_unique<HostTensor>(map.ViewOrder(map.large), dtype, format);
+    d.Fill(*input, "gradOut", d.tensors().at("input").at("range"));
+    output = std::make_unique<HostTensor>(d.Shape("input"), dtype, format);
+    d.Poison(*output);
+    const std::vector<int64_t> input_sizes = d.Shape("input");
+    aclIntArray* input_size = aclCreateIntArray(input_sizes.data(), input_sizes.size());
+    status = api.backward_phase1(input->get(), output_size, input_size, scale_args.data(), output->get(), &workspace,
+                                 &executor);
+    aclDestroyIntArray(input_size);
+  } else {
+    input = d.Tensor("input", format);
+    output = std::make_unique<HostTensor>(map.ViewOrder(map.large), dtype, format);
+    d.Poison(*output);
+    status = api.forward(input->get(), output_size, scale_args.data(), output->get(), &workspace, &executor);
+  }
+  aclDestroyIntArray(output_size);
+  if (no_kernel) return ExpectNoKernelOnChip(status);
+  if (refused) return ExpectRefusedByChip(status, dtype);
+  if (std::find(size.begin(), size.end(), 0) != size.end()) {  // an empty output size: refused
+    if (status == ACLNN_ERR_PARAM_INVALID) return {};
+    return Fail("an output size of 0 was not refused: status " + std::to_string(status));
+  }
+  Outcome launched = Launch(status, api.phase2, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+  std::vector<SingleBm> outputs;
+  if (!api.backward) {
+    outputs.emplace_back("out", dtype);
+    outputs.back().AddAll(*output, [&](int64_t k) { return input->Get(map.Source(k)); });
+    return Judge(outputs);
+  }
+  std::vector<double> golden(static_cast<size_t>(output->count()), 0.0);
+  for (int64_t k = 0; k < input->count(); ++k) golden[map.Source(k)] += input->Get(k);
+  outputs.emplace_back(api.name.find("Exact") != std::string::npos ? "out" : "gradInput", dtype);
+  outputs.back().AddAll(*output, [&](int64_t k) { return golden[k]; });
+  Outcome judged = Judge(outputs);
+  if (judged.verdict != Verdict::kFail || dtype != ACL_FLOAT) return judged;
+  // As for the 3-D pair: a window whose fp32 sum cancels is documented only if every
+  // element is PyTorch's fp32 sum in output order, bit for bit.
+  std::vector<float> torch_order(static_cast<size_t>(output->count()), 0.0f);
+  for (int64_t k = 0; k < input->count(); ++k) torch_order[map.Source(k)] += static_cast<float>(input->Get(k));
+  for (int64_t k = 0; k < output->count(); ++k) {
+    const double expected = torch_order[k];
+    if (!(output->Get(k) == expected || (std::isnan(output->Get(k)) && std::isnan(expected)))) return judged;
+  }
+  return {Verdict::kDocumented, "fp32 window sums cancel; every element is PyTorch's fp32 sum bit for bit (" +
+                                    judged.detail + ")"};
+}
+
+// ---------------------------------------------------------------------------------------
 // A table: its cases (all, or the default tier's sample), their outcomes and the matrix line.
 
 // Elements a case touches: its tensors, plus the upsampled tensor.
@@ -853,7 +1060,12 @@ int64_t CaseElements(const Json& c) {
   if (c.at("attrs").contains("size")) {
     const std::vector<int64_t> in = c.at("tensors").at("input").at("shape").get<std::vector<int64_t>>();
     int64_t n = in.at(0) * in.at(1);
-    for (int64_t s : c.at("attrs").at("size").get<std::vector<int64_t>>()) n *= s;
+    const Json size = c.at("attrs").at("size");
+    if (size.dump().front() == '[') {
+      for (int64_t s : size.get<std::vector<int64_t>>()) n *= s;
+    } else {  // a 1-D table gives a number
+      n *= size.get<int64_t>();
+    }
     elements += n;
   }
   return elements;
@@ -921,6 +1133,42 @@ TEST(AtkReplay, UpsampleNearestExact3d) {
 }
 TEST(AtkReplay, UpsampleNearestExact3dBackward) {
   ReplayTable("upsample_nearest_exact3d_backward.atk_cases.json", ReplayUpsampleNearestExact3dBackward);
+}
+TEST(AtkReplay, UpsampleNearest1d) {
+  ReplayTable("upsample_nearest_1d.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest1d"); });
+}
+TEST(AtkReplay, UpsampleNearest2d) {
+  ReplayTable("upsample_nearest_2d.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest2d"); });
+}
+TEST(AtkReplay, UpsampleNearest1dV2) {
+  ReplayTable("upsample_nearest_1d_v2.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest1dV2"); });
+}
+TEST(AtkReplay, UpsampleNearest2dV2) {
+  ReplayTable("upsample_nearest_2d_v2.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest2dV2"); });
+}
+TEST(AtkReplay, UpsampleNearest3d) {
+  ReplayTable("upsample_nearest_3d.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest3d"); });
+}
+TEST(AtkReplay, UpsampleNearest1dBackward) {
+  ReplayTable("upsample_nearest_1d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest1dBackward"); });
+}
+TEST(AtkReplay, UpsampleNearest2dBackward) {
+  ReplayTable("upsample_nearest_2d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest2dBackward"); });
+}
+TEST(AtkReplay, UpsampleNearest3dBackward) {
+  ReplayTable("upsample_nearest_3d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearest3dBackward"); });
+}
+TEST(AtkReplay, UpsampleNearestExact1d) {
+  ReplayTable("upsample_nearest_exact1d.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearestExact1d"); });
+}
+TEST(AtkReplay, UpsampleNearestExact2d) {
+  ReplayTable("upsample_nearest_exact2d.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearestExact2d"); });
+}
+TEST(AtkReplay, UpsampleNearestExact1dBackward) {
+  ReplayTable("upsample_nearest_exact1d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearestExact1dBackward"); });
+}
+TEST(AtkReplay, UpsampleNearestExact2dBackward) {
+  ReplayTable("upsample_nearest_exact2d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearestExact2dBackward"); });
 }
 
 }  // namespace
