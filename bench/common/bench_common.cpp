@@ -304,6 +304,16 @@ std::string TorchCapability() {
 #endif
 }
 
+std::string TakeFlag(int* argc, char** argv, const char* name, const std::string& fallback) {
+  std::string value = fallback;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (!ParseFlag(argv[i], name, &value)) argv[kept++] = argv[i];
+  }
+  *argc = kept;
+  return value;
+}
+
 Options ParseOptions(int* argc, char** argv) {
   Options options;
   int kept = 1;

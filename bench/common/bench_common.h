@@ -100,6 +100,10 @@ struct Options {
 // thread count to openaclnn (oa::SetNumThreads) and to torch (oracle::SetTorchThreads).
 Options ParseOptions(int* argc, char** argv);
 
+// A benchmark's own --name=value flag: its value (fallback when absent), removed from argv
+// so that the harness and Google Benchmark never see it.
+std::string TakeFlag(int* argc, char** argv, const char* name, const std::string& fallback);
+
 // Registers one case (skipped if it does not match Options::filter of the last ParseOptions).
 void RegisterCase(Case c);
 

@@ -119,21 +119,6 @@ struct NearestCase {
   }
 };
 
-std::string Flag(int* argc, char** argv, const char* name, const std::string& fallback) {
-  const size_t length = std::strlen(name);
-  std::string value = fallback;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    if (std::strncmp(argv[i], name, length) == 0 && argv[i][length] == '=') {
-      value = argv[i] + length + 1;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
-  return value;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,7 +126,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "runtime setup failed: %s\n", aclGetRecentErrMsg());
     return 1;
   }
-  const std::string cases_file = Flag(&argc, argv, "--cases_file", UPSAMPLE_NEAREST_BENCH_CASES);
+  const std::string cases_file = bench::TakeFlag(&argc, argv, "--cases_file", UPSAMPLE_NEAREST_BENCH_CASES);
   const bench::Options options = bench::ParseOptions(&argc, argv);
   std::vector<std::shared_ptr<NearestCase>> cases;
   for (const bench::ShapeLine& line : bench::ReadShapeFile(cases_file)) {
