@@ -49,8 +49,9 @@ std::vector<int64_t> InViewOrder(const std::vector<int64_t>& logical, bool last)
 // floor rule of the non-exact forwards.
 int64_t Source(bool exact, int64_t o, int64_t in, int64_t out, bool use_scale, double scale) {
   const float ratio = use_scale ? static_cast<float>(1.0 / scale) : static_cast<float>(in) / static_cast<float>(out);
-  const float position = exact ? std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * ratio))
-                               : std::floor(static_cast<float>(o) * ratio);
+  float position = exact ? std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * ratio))
+                         : std::floor(static_cast<float>(o) * ratio);
+  if (std::isnan(position)) position = 0.0f;  // 0 * inf (1 / a tiny scale): output 0 reads input 0
   return position >= static_cast<float>(in - 1) ? in - 1 : static_cast<int64_t>(position);
 }
 

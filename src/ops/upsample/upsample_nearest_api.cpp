@@ -39,8 +39,9 @@ aclnnStatus NearestForwardGetWorkspaceSize(const NearestForwardSpec& spec, const
     const aclnnStatus status =
         ValidateNearestForward(spec, self, outputSize, scales, out, workspaceSize, executor, &empty);
     if (status != ACLNN_SUCCESS) return status;
-    if (empty)
+    if (empty) {
       return PublishExecutor(MakeNothingExecutor(spec.api, "self", *self, "out", *out), workspaceSize, executor);
+    }
     const std::array<NearestAxis, 3> axes =
         AxisMaps(spec.rule, spec.scale_use, spec.spatial, SpatialSizes(LogicalView(*self), spec.spatial),
                  outputSize->values, scales);

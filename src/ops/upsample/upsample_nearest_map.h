@@ -1,12 +1,10 @@
-// The index maps of the nearest upsample operators (PyTorch's two rules: nearest and
-// nearest-exact), shared by every forward and backward of the family (each map exists
-// once).
+// The index maps of the nearest upsample operators (PyTorch's rules: nearest, with and
+// without nearest_idx's shortcuts, and nearest-exact), shared by every forward and backward
+// of the family (each map exists once).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <vector>
-
 
 namespace oa {
 
