@@ -4,7 +4,7 @@
 
 namespace oa {
 
-bool IsKnownDataType(aclDataType type) {
+bool IsKnownDataType(int type) {
   switch (type) {
     case ACL_FLOAT: case ACL_FLOAT16: case ACL_INT8: case ACL_INT32: case ACL_UINT8:
     case ACL_INT16: case ACL_UINT16: case ACL_UINT32: case ACL_INT64: case ACL_UINT64:
@@ -50,7 +50,7 @@ const char* DataTypeName(aclDataType type) {
   }
 }
 
-bool IsKnownFormat(aclFormat format) {
+bool IsKnownFormat(int format) {
   switch (format) {
     case ACL_FORMAT_UNDEFINED: case ACL_FORMAT_NCHW: case ACL_FORMAT_NHWC: case ACL_FORMAT_ND:
     case ACL_FORMAT_NC1HWC0: case ACL_FORMAT_FRACTAL_Z: case ACL_FORMAT_NC1HWC0_C04:

@@ -113,11 +113,11 @@ extern "C" aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDims
                             kApi, static_cast<unsigned long long>(oa::kMaxRank), storageDims ? "an array" : "null",
                             static_cast<unsigned long long>(storageDimsNum));
   }
-  if (!oa::IsKnownDataType(dataType)) {
-    return Fail<aclTensor*>(nullptr, "%s: dataType %d is not an aclDataType", kApi, static_cast<int>(dataType));
+  if (!oa::IsKnownDataType(oa::EnumBits(dataType))) {
+    return Fail<aclTensor*>(nullptr, "%s: dataType %d is not an aclDataType", kApi, oa::EnumBits(dataType));
   }
-  if (!oa::IsKnownFormat(format)) {
-    return Fail<aclTensor*>(nullptr, "%s: format %d is not an aclFormat", kApi, static_cast<int>(format));
+  if (!oa::IsKnownFormat(oa::EnumBits(format))) {
+    return Fail<aclTensor*>(nullptr, "%s: format %d is not an aclFormat", kApi, oa::EnumBits(format));
   }
   if (offset < 0) {
     return Fail<aclTensor*>(nullptr, "%s: offset must be >= 0, got %lld", kApi, static_cast<long long>(offset));
@@ -252,6 +252,9 @@ extern "C" aclnnStatus aclDestroyFloatArray(const aclFloatArray* array) {
 extern "C" aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
   static const char* kApi = "aclCreateScalar";
   if (value == nullptr) return Fail<aclScalar*>(nullptr, "%s: value is null", kApi);
+  if (!oa::IsKnownDataType(oa::EnumBits(dataType))) {
+    return Fail<aclScalar*>(nullptr, "%s: dataType %d is not an aclDataType", kApi, oa::EnumBits(dataType));
+  }
   const size_t size = oa::DataTypeSize(dataType);
   if (size == 0) {
     return Fail<aclScalar*>(nullptr, "%s: dataType %s (%d) has no scalar representation", kApi,

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/environment.h"
 #include "core/half.h"
 #include "hccl/hccl.h"
@@ -91,7 +92,7 @@ const char* ReduceOpName(uint64_t op) {
 }
 
 // Bytes per element of a defined type; 0 for a value HcclDataType does not define.
-size_t ElementSize(HcclDataType type) {
+size_t ElementSize(int type) {
   switch (type) {
     case HCCL_DATA_TYPE_INT8: case HCCL_DATA_TYPE_UINT8: case HCCL_DATA_TYPE_HIF8:
     case HCCL_DATA_TYPE_FP8E4M3: case HCCL_DATA_TYPE_FP8E5M2: case HCCL_DATA_TYPE_FP8E8M0:
@@ -109,7 +110,7 @@ size_t ElementSize(HcclDataType type) {
   }
 }
 
-bool Reducible(HcclDataType type) {
+bool Reducible(int type) {
   switch (type) {
     case HCCL_DATA_TYPE_INT8: case HCCL_DATA_TYPE_INT16: case HCCL_DATA_TYPE_INT32: case HCCL_DATA_TYPE_INT64:
     case HCCL_DATA_TYPE_UINT64: case HCCL_DATA_TYPE_FP16: case HCCL_DATA_TYPE_FP32: case HCCL_DATA_TYPE_FP64:
@@ -120,7 +121,7 @@ bool Reducible(HcclDataType type) {
   }
 }
 
-bool ProductAllowed(HcclDataType type) {
+bool ProductAllowed(int type) {
   switch (type) {
     case HCCL_DATA_TYPE_INT8: case HCCL_DATA_TYPE_INT32: case HCCL_DATA_TYPE_INT64: case HCCL_DATA_TYPE_UINT64:
     case HCCL_DATA_TYPE_FP16: case HCCL_DATA_TYPE_FP32: case HCCL_DATA_TYPE_FP64:
@@ -854,16 +855,18 @@ HCCL_API HcclResult HcclAllReduce(void* sendBuf, void* recvBuf, uint64_t count, 
   // A stale handle is reported at the same point in all three collectives (Broadcast needs
   // the communicator for its root check); Enqueue checks again under its lock.
   if (!FindCommunicator(comm)) return NotACommunicator(api, comm);
-  if (!Reducible(dataType)) {
-    const char* name = DataTypeName(dataType);
+  // The enums' int bits until validated (oa::EnumBits: a caller may pass any int).
+  const int type_bits = oa::EnumBits(dataType), op_bits = oa::EnumBits(op);
+  if (!Reducible(type_bits)) {
+    const char* name = DataTypeName(static_cast<uint64_t>(type_bits));
     return Fail(HCCL_E_NOT_SUPPORT, "%s: dataType %s (%d) cannot be reduced; use INT8, INT16, INT32, INT64, UINT64, "
-                "FP16, FP32, FP64 or BFP16", api, name != nullptr ? name : "undefined", static_cast<int>(dataType));
+                "FP16, FP32, FP64 or BFP16", api, name != nullptr ? name : "undefined", type_bits);
   }
-  if (op == HCCL_REDUCE_PROD && !ProductAllowed(dataType)) {
+  if (op_bits == HCCL_REDUCE_PROD && !ProductAllowed(type_bits)) {
     return Fail(HCCL_E_NOT_SUPPORT, "%s: op PROD is not supported for dataType %s", api, DataTypeName(dataType));
   }
-  if (static_cast<uint32_t>(op) > static_cast<uint32_t>(HCCL_REDUCE_MIN)) {
-    return Fail(HCCL_E_PARA, "%s: op %d is not SUM, PROD, MAX or MIN", api, static_cast<int>(op));
+  if (static_cast<uint32_t>(op_bits) > static_cast<uint32_t>(HCCL_REDUCE_MIN)) {
+    return Fail(HCCL_E_PARA, "%s: op %d is not SUM, PROD, MAX or MIN", api, op_bits);
   }
   Collective collective{Kind::kAllReduce, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf),
                         count, dataType, op, 0, false, 0};
@@ -884,10 +887,11 @@ HCCL_API HcclResult HcclAllGather(void* sendBuf, void* recvBuf, uint64_t sendCou
                 static_cast<unsigned long long>(sendCount));
   }
   if (!FindCommunicator(comm)) return NotACommunicator(api, comm);
-  if (ElementSize(dataType) == 0 || dataType == HCCL_DATA_TYPE_INT128) {
-    const char* name = DataTypeName(dataType);
+  const int type_bits = oa::EnumBits(dataType);  // until validated (a caller may pass any int)
+  if (ElementSize(type_bits) == 0 || type_bits == HCCL_DATA_TYPE_INT128) {
+    const char* name = DataTypeName(static_cast<uint64_t>(type_bits));
     return Fail(HCCL_E_NOT_SUPPORT, "%s: dataType %s (%d) is not supported", api, name != nullptr ? name : "undefined",
-                static_cast<int>(dataType));
+                type_bits);
   }
   Collective collective{Kind::kAllGather, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf),
                         sendCount, dataType, HCCL_REDUCE_SUM, 0, false, 0};
@@ -910,10 +914,11 @@ HCCL_API HcclResult HcclBroadcast(void* buf, uint64_t count, HcclDataType dataTy
   std::shared_ptr<Communicator> found = FindCommunicator(comm);
   if (!found) return NotACommunicator(api, comm);
   if (root >= found->size) return Fail(HCCL_E_PARA, "%s: root %u must be below the rank size %u", api, root, found->size);
-  if (ElementSize(dataType) == 0 || dataType == HCCL_DATA_TYPE_INT128) {
-    const char* name = DataTypeName(dataType);
+  const int type_bits = oa::EnumBits(dataType);  // until validated (a caller may pass any int)
+  if (ElementSize(type_bits) == 0 || type_bits == HCCL_DATA_TYPE_INT128) {
+    const char* name = DataTypeName(static_cast<uint64_t>(type_bits));
     return Fail(HCCL_E_NOT_SUPPORT, "%s: dataType %s (%d) is not supported", api, name != nullptr ? name : "undefined",
-                static_cast<int>(dataType));
+                type_bits);
   }
   Collective collective{Kind::kBroadcast, nullptr, static_cast<unsigned char*>(buf), count, dataType, HCCL_REDUCE_SUM,
                         root, false, 0};

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "acl/acl_rt.h"
+#include "core/dtype.h"
 #include "runtime/runtime_state.h"
 
 namespace oa {
@@ -72,9 +73,9 @@ aclError CheckCopy(const char* api, void* dst, size_t destMax, const void* src, 
   return ACL_SUCCESS;
 }
 
-aclError CheckKind(const char* api, aclrtMemcpyKind kind) {
+aclError CheckKind(const char* api, int kind) {
   if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "%s: kind %d is not an aclrtMemcpyKind", api, static_cast<int>(kind));
+    return Fail(ACL_ERROR_INVALID_PARAM, "%s: kind %d is not an aclrtMemcpyKind", api, kind);
   }
   return ACL_SUCCESS;
 }
@@ -96,8 +97,9 @@ using oa::Fail;
 
 extern "C" aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
   OA_REQUIRE_INIT("aclrtMalloc");
-  if (policy < ACL_MEM_MALLOC_HUGE_FIRST || policy > ACL_MEM_MALLOC_NORMAL_ONLY) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: policy %d is not an aclrtMemMallocPolicy", static_cast<int>(policy));
+  const int policy_bits = oa::EnumBits(policy);
+  if (policy_bits < ACL_MEM_MALLOC_HUGE_FIRST || policy_bits > ACL_MEM_MALLOC_NORMAL_ONLY) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: policy %d is not an aclrtMemMallocPolicy", policy_bits);
   }
   return oa::Allocate("aclrtMalloc", devPtr, size, oa::Kind::kDevice, policy != ACL_MEM_MALLOC_NORMAL_ONLY);
 }
@@ -119,7 +121,7 @@ extern "C" aclError aclrtFreeHost(void* hostPtr) {
 
 extern "C" aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
   OA_REQUIRE_INIT("aclrtMemcpy");
-  if (aclError status = oa::CheckKind("aclrtMemcpy", kind)) return status;
+  if (aclError status = oa::CheckKind("aclrtMemcpy", oa::EnumBits(kind))) return status;
   if (aclError status = oa::CheckCopy("aclrtMemcpy", dst, destMax, src, count)) return status;
   if (count > 0) std::memmove(dst, src, count);
   return ACL_SUCCESS;
@@ -128,7 +130,7 @@ extern "C" aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size
 extern "C" aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                                      aclrtStream stream) {
   OA_REQUIRE_INIT("aclrtMemcpyAsync");
-  if (aclError status = oa::CheckKind("aclrtMemcpyAsync", kind)) return status;
+  if (aclError status = oa::CheckKind("aclrtMemcpyAsync", oa::EnumBits(kind))) return status;
   if (aclError status = oa::CheckCopy("aclrtMemcpyAsync", dst, destMax, src, count)) return status;
   return oa::EnqueueOnStream(stream, "aclrtMemcpyAsync", [dst, src, count]() {
     if (count > 0) std::memmove(dst, src, count);
@@ -162,8 +164,9 @@ extern "C" aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t valu
 
 extern "C" aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
   OA_REQUIRE_INIT("aclrtGetMemInfo");
-  if (attr < ACL_DDR_MEM || attr > ACL_HBM_MEM_P2P_NORMAL) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: attr %d is not an aclrtMemAttr", static_cast<int>(attr));
+  const int attr_bits = oa::EnumBits(attr);
+  if (attr_bits < ACL_DDR_MEM || attr_bits > ACL_HBM_MEM_P2P_NORMAL) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: attr %d is not an aclrtMemAttr", attr_bits);
   }
   if (free == nullptr || total == nullptr) {
     return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetMemInfo: free and total must not be null");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "acl/acl_rt.h"
+#include "core/dtype.h"
 #include "core/soc_profile.h"
 #include "runtime/fork.h"
 #include "runtime/handle_table.h"
@@ -67,9 +68,9 @@ aclError CheckDevice(const char* api, int32_t deviceId) {
   return ACL_SUCCESS;
 }
 
-aclError CheckOption(const char* api, aclSysParamOpt opt) {
+aclError CheckOption(const char* api, int opt) {
   if (opt != ACL_OPT_DETERMINISTIC && opt != ACL_OPT_ENABLE_DEBUG_KERNEL && opt != ACL_OPT_STRONG_CONSISTENCY) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "%s: opt %d is not an aclSysParamOpt", api, static_cast<int>(opt));
+    return Fail(ACL_ERROR_INVALID_PARAM, "%s: opt %d is not an aclSysParamOpt", api, opt);
   }
   return ACL_SUCCESS;
 }
@@ -234,20 +235,22 @@ extern "C" aclError aclrtGetCurrentContext(aclrtContext* context) {
 
 extern "C" aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
   OA_REQUIRE_INIT("aclrtCtxSetSysParamOpt");
-  if (aclError status = oa::CheckOption("aclrtCtxSetSysParamOpt", opt)) return status;
+  const int option = oa::EnumBits(opt);
+  if (aclError status = oa::CheckOption("aclrtCtxSetSysParamOpt", option)) return status;
   std::lock_guard<std::mutex> lock(oa::g_contexts_mutex);
   bool stale = false;
   oa::Context* current = oa::CurrentContextLocked(&stale);
   if (current == nullptr) return oa::NoCurrentContext("aclrtCtxSetSysParamOpt", stale);
-  if (opt == ACL_OPT_DETERMINISTIC) current->deterministic = value != 0;
+  if (option == ACL_OPT_DETERMINISTIC) current->deterministic = value != 0;
   return ACL_SUCCESS;
 }
 
 extern "C" aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
   OA_REQUIRE_INIT("aclrtCtxGetSysParamOpt");
-  if (aclError status = oa::CheckOption("aclrtCtxGetSysParamOpt", opt)) return status;
+  const int option = oa::EnumBits(opt);
+  if (aclError status = oa::CheckOption("aclrtCtxGetSysParamOpt", option)) return status;
   if (value == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCtxGetSysParamOpt: value must not be null");
-  if (opt != ACL_OPT_DETERMINISTIC) {
+  if (option != ACL_OPT_DETERMINISTIC) {
     *value = 0;
     return ACL_SUCCESS;
   }
@@ -257,16 +260,18 @@ extern "C" aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
 
 extern "C" aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
   OA_REQUIRE_INIT("aclrtSetSysParamOpt");
-  if (aclError status = oa::CheckOption("aclrtSetSysParamOpt", opt)) return status;
-  if (opt == ACL_OPT_DETERMINISTIC) oa::g_process_deterministic.store(value != 0);
+  const int option = oa::EnumBits(opt);
+  if (aclError status = oa::CheckOption("aclrtSetSysParamOpt", option)) return status;
+  if (option == ACL_OPT_DETERMINISTIC) oa::g_process_deterministic.store(value != 0);
   return ACL_SUCCESS;
 }
 
 extern "C" aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
   OA_REQUIRE_INIT("aclrtGetSysParamOpt");
-  if (aclError status = oa::CheckOption("aclrtGetSysParamOpt", opt)) return status;
+  const int option = oa::EnumBits(opt);
+  if (aclError status = oa::CheckOption("aclrtGetSysParamOpt", option)) return status;
   if (value == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetSysParamOpt: value must not be null");
-  *value = opt == ACL_OPT_DETERMINISTIC ? oa::g_process_deterministic.load() : 0;
+  *value = option == ACL_OPT_DETERMINISTIC ? oa::g_process_deterministic.load() : 0;
   return ACL_SUCCESS;
 }
 

@@ -231,9 +231,11 @@ TEST(SocProfile, ChannelsLastPerChip) {
     for (int64_t d : dims) count *= d;
     std::vector<float> x(count, 0.5f), dy(count, 1.0f), out(count), vec[6];
     for (auto& v : vec) v.assign(3, 1.0f);
+    // A named copy: C++17 lambdas cannot capture a structured binding (clang refuses).
+    const char* const format_name = format == ACL_FORMAT_NHWC ? "NHWC" : "NDHWC";
     const auto check = [&](aclnnStatus status, const char* api) {
-      SCOPED_TRACE(std::string(api) + " " + (format == ACL_FORMAT_NHWC ? "NHWC" : "NDHWC"));
-      ExpectSupportedOnlyIf(e.channels_last, status, e, format == ACL_FORMAT_NHWC ? "NHWC" : "NDHWC");
+      SCOPED_TRACE(std::string(api) + " " + format_name);
+      ExpectSupportedOnlyIf(e.channels_last, status, e, format_name);
     };
     {
       Tensors t;

@@ -81,7 +81,12 @@ TEST(UpsamplePlan, LongAxesWhereFloatRoundingBreaksThePattern) {
 // Heap bytes in use (glibc); AddressSanitizer replaces the allocator, so skip there.
 int64_t HeapInUse() { return static_cast<int64_t>(mallinfo2().uordblks); }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define OPENACLNN_TEST_SANITIZED 1  // clang's spelling
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(OPENACLNN_TEST_SANITIZED)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;
