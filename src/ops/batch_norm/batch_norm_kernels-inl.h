@@ -24,6 +24,7 @@
 
 #include <hwy/highway.h>
 
+#include "core/kernel_inline.h"
 #include "core/simd_convert-inl.h"
 #include "ops/batch_norm/batch_norm_kernel_common.h"
 
@@ -274,7 +275,7 @@ HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RE
 // The sums of one contiguous piece of n elements into `acc` (kPass: kReduce, kSumX or
 // kCentredSquares), with kChains vectors of kSumLanes / kChains lanes each.
 template <int kPass, size_t kChains, class T>
-HWY_INLINE void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+OA_KERNEL_HELPER void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
                                  PartialSums& acc) {
   const DS ds;
   constexpr size_t kGroup = kSumLanes;
@@ -318,7 +319,7 @@ HWY_INLINE void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
 }
 
 template <int kPass, class T>
-HWY_INLINE void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+OA_KERNEL_HELPER void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
                            PartialSums& acc) {
 #if HWY_HAVE_SCALABLE
   // The lane count is known at run time only: one instantiation per possible count.
@@ -336,7 +337,7 @@ HWY_INLINE void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, in
 
 // The elementwise pass of one contiguous run piece of n elements.
 template <int kPass, class T>
-HWY_INLINE void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+OA_KERNEL_HELPER void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
                              double mean, double scale, double slope, double shift, bool stream) {
   static_assert(bn::WritesOutput(kPass) && kPass != bn::kInferWriteReduce, "elementwise passes only");
   const D d;
@@ -381,7 +382,7 @@ HWY_INLINE void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, 
 
 // One contiguous run piece of n elements: its sums into acc, its elementwise pass, or both.
 template <int kPass, class T>
-HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+OA_KERNEL_HELPER void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
                                   double mean, double scale, double slope, double shift, PartialSums& acc,
                                   bool stream) {
   if constexpr (kPass == bn::kInferWriteReduce) {  // the write, then the sums (from cache)
@@ -396,7 +397,7 @@ HWY_INLINE void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
 
 // A strided run piece, element by element, its sums in order into the scalar sums.
 template <int kPass, class T>
-HWY_INLINE void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, const int64_t* stride, double mean,
+OA_KERNEL_HELPER void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, const int64_t* stride, double mean,
                                      double scale, double slope, double shift, PartialSums& acc) {
   for (int64_t i = 0; i < n; ++i) {
     T* out = nullptr;
@@ -414,7 +415,7 @@ HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_d
 
 // One run piece of n elements, vectorised when the runs are contiguous.
 template <int kPass, class T>
-HWY_INLINE void PlanarSegment(const BatchNormPlan& plan, const T* x, const T* dy, T* dx, int64_t n, double mean,
+OA_KERNEL_HELPER void PlanarSegment(const BatchNormPlan& plan, const T* x, const T* dy, T* dx, int64_t n, double mean,
                               double scale, double slope, double shift, PartialSums& acc) {
   if (plan.unit_runs) {
     PlanarSegmentUnit<kPass>(x, dy, dx, n, mean, scale, slope, shift, acc, StreamableSegment(plan, dx));
@@ -555,7 +556,7 @@ struct LaneFloats {
 
 // Lanes [0, n) of one row; per-lane coefficients and partial sums at the same lane index.
 template <int kPass, class T>
-HWY_INLINE void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+OA_KERNEL_HELPER void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
                            const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
                            const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
                            const LaneFloats& lane_f, double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
@@ -735,7 +736,7 @@ HWY_INLINE hn::Vec<DV> LoadRow(DV dv, const float* HWY_RESTRICT p) {
 }
 // aclnnBatchNorm training, channels [c, c + Lanes(dv)).
 template <class DV>
-HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
+OA_KERNEL_HELPER void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
                                       const CountDivision& by_m, const CountDivision& by_m_minus_1) {
   using V = hn::Vec<DV>;
   const float* HWY_RESTRICT x = rows.big[kX] + c;
@@ -780,7 +781,7 @@ HWY_INLINE void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
 
 // aclnn(Fast)BatchNormBackward training, channels [c, c + Lanes(dv)).
 template <class DV>
-HWY_INLINE void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
+OA_KERNEL_HELPER void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
                                        double inv_m) {
   using V = hn::Vec<DV>;
   const float* HWY_RESTRICT x = rows.big[kX] + c;

@@ -4,7 +4,7 @@
 // order bit for bit without a zero-fill pass. One kernel per memory layout, chosen in phase 1.
 //
 // Included (per target, Highway's pattern) by one translation unit per dtype
-// (upsample_nearest_exact3d_backward_{f32,f16,bf16}.cpp): each compiles UpsampleTaskT for
+// (upsample_nearest_backward_{f32,f16,bf16}.cpp): each compiles UpsampleTaskT for
 // its dtype only, so the three compile in parallel (under the sanitizers this code is the
 // slowest of the build by far).
 #if defined(OA_OPS_UPSAMPLE_BACKWARD_KERNELS_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "core/kernel_inline.h"
 #include "core/simd_convert-inl.h"
 #include "ops/upsample/upsample_nearest_backward_plan.h"
 
@@ -122,7 +123,7 @@ struct RowCursor {
 // One gradInput row along W for the general mapping with per-lane gathers, from output l0
 // to the row's end (also the partial last chunk of the other patterns).
 template <typename T, class DF>
-HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plane, int64_t od_begin, int64_t od_end,
+OA_KERNEL_HELPER void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plane, int64_t od_begin, int64_t od_end,
                              int64_t oh_begin, int64_t oh_end, int64_t l0, T* HWY_RESTRICT out_row) {
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -132,10 +133,11 @@ HWY_INLINE void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plan
   HWY_ALIGN int32_t computed[hn::MaxLanes(di) + 1];
   for (; l0 < in_w; l0 += lanes) {
     // Boundaries l0 .. l0 + lanes: from the table (padded past the row's end), or computed.
-    const int32_t* boundaries = range_w.table() + l0;
-    if (!range_w.tabulated()) {
+    const int32_t* boundaries = computed;
+    if (range_w.tabulated()) {
+      boundaries = range_w.table() + l0;
+    } else {
       for (int64_t q = 0; q <= lanes; ++q) computed[q] = static_cast<int32_t>(range_w.Begin(std::min(l0 + q, in_w)));
-      boundaries = computed;
     }
     const auto begin = hn::LoadU(di, boundaries);
     const auto count = hn::Sub(hn::LoadU(di, boundaries + 1), begin);
@@ -195,7 +197,7 @@ HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64
 
 // Identity (kTwice false) or x2 (kTwice true) W mapping: G full vectors of outputs from l0.
 template <int G, bool kTwice, typename T, class DF>
-HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
+OA_KERNEL_HELPER void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
                                  int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
                                  T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -223,7 +225,7 @@ HWY_INLINE void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::
 }
 
 template <bool kTwice, typename T, class DF>
-HWY_INLINE void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
+OA_KERNEL_HELPER void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
                               int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t full_end,
                               T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
@@ -241,7 +243,7 @@ HWY_INLINE void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::arr
 
 // kWindow: G chunks from `chunks`; K > 0: every chunk has K steps (unrolled).
 template <int G, int K, typename T, class DF>
-HWY_INLINE void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, const T* HWY_RESTRICT plane,
+OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, const T* HWY_RESTRICT plane,
                              int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end,
                              T* HWY_RESTRICT out_row) {
   const hn::RebindToSigned<DF> di;
@@ -360,7 +362,7 @@ HWY_INLINE void AddRowSegments(const T* HWY_RESTRICT src, const Segments<G>& seg
 
 // kSegments: outputs l0 .. l0 + G - 1 as scalar running sums, G chains interleaved.
 template <int G, typename T>
-HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisMap& range_w,
+OA_KERNEL_HELPER void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisMap& range_w,
                                int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
                                T* HWY_RESTRICT out_row) {
   const Segments<G> segments(range_w, l0);
@@ -381,7 +383,7 @@ HWY_INLINE void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int
 // instead of G (rows narrower than 8 outputs, as at x50, have too few chains alone to
 // keep both add pipes busy). Each output still adds its sources in (od, oh, ow) order.
 template <int G, typename T>
-HWY_INLINE void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
+OA_KERNEL_HELPER void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
                                       const AxisMap& range_w, int64_t od_begin, int64_t od_end,
                                       const int64_t* oh_begin, const int64_t* oh_end, int64_t l0,
                                       T* HWY_RESTRICT out_row0, T* HWY_RESTRICT out_row1) {
@@ -524,7 +526,7 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
 
 // Sums one element's ranges in (od, oh, ow) order; `base` is gradOut at [n, c, 0, 0, 0].
 template <typename T>
-HWY_INLINE float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t, 5>& go, int64_t od_begin,
+OA_KERNEL_HELPER float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t, 5>& go, int64_t od_begin,
                            int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t ow_begin, int64_t ow_end) {
   float sum = 0.0f;
   for (int64_t od = od_begin; od < od_end; ++od) {
@@ -538,7 +540,7 @@ HWY_INLINE float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t,
 
 // Channels-last: G consecutive outputs l0.. of one vector of channels from c0.
 template <int G, typename T, class DF>
-HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
+OA_KERNEL_HELPER void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
                                     int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin,
                                     int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0, int64_t c0,
                                     T* HWY_RESTRICT out_row) {
@@ -569,7 +571,7 @@ HWY_INLINE void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const st
 // channels from c0 in flight, so each gradOut pixel of the window is read as one contiguous
 // run (G vectors) instead of G pixels' strided pieces; the same sums in the same order.
 template <int G, typename T, class DF>
-HWY_INLINE void PixelChannels(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
+OA_KERNEL_HELPER void PixelChannels(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
                               int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin, int64_t od_end,
                               int64_t oh_begin, int64_t oh_end, int64_t l, int64_t c0, T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
