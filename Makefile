@@ -98,7 +98,7 @@ test-release: deps
 	$(STAGE) release-build cmake --build --preset release
 	$(STAGE) release-ctest bash -o pipefail -c 'ctest --test-dir build/release $(CTEST_FLAGS) -LE large | tee build/release/ctest.log'
 
-test-asan: deps
+test-asan: deps deps-fuzz
 	$(STAGE) asan-configure cmake --preset asan >/dev/null
 	$(STAGE) asan-build cmake --build --preset asan --target openaclnn_tests_unit openaclnn_tests_example
 	$(STAGE) asan-ctest bash -o pipefail -c "ctest --test-dir build/asan $(CTEST_FLAGS) -L 'unit|example' | tee build/asan/ctest.log"
@@ -153,11 +153,12 @@ bench: deps-bench
 # SIMD target, then fuzzes for FUZZ_SECONDS from its committed seed corpus
 # (fuzz/corpus/<name>/), each input on the target its last byte picks; new inputs go to a
 # scratch folder, findings to build/fuzz/. Any finding fails the target. The fuzzers run
-# side by side, one per CPU (scripts/fuzz-run.sh).
+# side by side, one per CPU (scripts/fuzz-run.sh). They are built in the sanitizer tree
+# (build/asan, clang), so one ASan+UBSan build of the library serves them and the unit tests.
 FUZZ_SECONDS ?= 60
 fuzz: deps-fuzz
-	$(STAGE) fuzz-configure cmake --preset fuzz >/dev/null
-	$(STAGE) fuzz-build cmake --build --preset fuzz
+	$(STAGE) fuzz-configure cmake --preset asan >/dev/null
+	$(STAGE) fuzz-build cmake --build --preset asan --target openaclnn_fuzzers
 	@$(STAGE) fuzz-run $(MAKE) --no-print-directory fuzz-run
 
 fuzz-run:

@@ -38,6 +38,15 @@ if(NOT DEFINED OPENACLNN_TEST_SIMD_TARGETS)
   set(OPENACLNN_TEST_SIMD_TARGETS "${simd_probe_output}" CACHE STRING
     "SIMD targets the kernel tests run on, best first (the last is the portable baseline)")
 endif()
+# The sanitizer tree compiles every target for its fuzzers, which run each one under ASan;
+# its unit tests run the best target and the baseline, as a tree compiling only those would.
+option(OPENACLNN_TEST_BEST_AND_BASELINE_ONLY "Register the kernel tests on the best SIMD target and the baseline only" OFF)
+if(OPENACLNN_TEST_BEST_AND_BASELINE_ONLY AND NOT CMAKE_CROSSCOMPILING)
+  list(GET OPENACLNN_TEST_SIMD_TARGETS 0 best_target)
+  list(GET OPENACLNN_TEST_SIMD_TARGETS -1 baseline_target)
+  set(OPENACLNN_TEST_SIMD_TARGETS ${best_target} ${baseline_target})
+  list(REMOVE_DUPLICATES OPENACLNN_TEST_SIMD_TARGETS)
+endif()
 if(CMAKE_CROSSCOMPILING)
   message(STATUS "openaclnn: kernel tests registered for every compiled SIMD target ${OPENACLNN_TEST_SIMD_TARGETS} "
     "(each run keeps those its emulated CPU model runs)")

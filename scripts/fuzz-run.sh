@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fuzz-run.sh SECONDS: runs every fuzzer of build/fuzz (make fuzz builds them). Each one
+# fuzz-run.sh SECONDS: runs every fuzzer of the sanitizer tree, build/asan/fuzz (make fuzz
+# builds them there, beside the unit tests: one ASan+UBSan library serves both). Each one
 # first replays the inputs of past findings (fuzz/regressions/<name>/) on every SIMD target,
 # then fuzzes for SECONDS from its committed seed corpus (fuzz/corpus/<name>/), each input
 # on the target its last byte picks; new inputs go to a scratch folder, findings to
@@ -33,8 +34,9 @@ fuzz_one() {
 }
 export -f fuzz_one
 
+mkdir -p build/fuzz
 rm -f build/fuzz/*.summary
 status=0
-printf '%s\n' build/fuzz/fuzz/*_fuzzer | xargs -P "$(nproc)" -I{} bash -c 'fuzz_one "$1" "$2"' _ {} "$seconds" || status=$?
+printf '%s\n' build/asan/fuzz/*_fuzzer | xargs -P "$(nproc)" -I{} bash -c 'fuzz_one "$1" "$2"' _ {} "$seconds" || status=$?
 for summary in build/fuzz/*.summary; do cat "$summary"; done
 exit "$status"
