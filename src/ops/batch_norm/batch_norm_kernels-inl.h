@@ -276,7 +276,7 @@ HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RE
 // kCentredSquares), with kChains vectors of kSumLanes / kChains lanes each.
 template <int kPass, size_t kChains, class T>
 OA_KERNEL_HELPER void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
-                                 PartialSums& acc) {
+                                       PartialSums& acc) {
   const DS ds;
   constexpr size_t kGroup = kSumLanes;
   const size_t lanes = kGroup / kChains;
@@ -320,7 +320,7 @@ OA_KERNEL_HELPER void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RES
 
 template <int kPass, class T>
 OA_KERNEL_HELPER void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
-                           PartialSums& acc) {
+                                 PartialSums& acc) {
 #if HWY_HAVE_SCALABLE
   // The lane count is known at run time only: one instantiation per possible count.
   // Every scalable vector holds at least two doubles (SVE's are 128 bits or more).
@@ -338,7 +338,7 @@ OA_KERNEL_HELPER void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
 // The elementwise pass of one contiguous run piece of n elements.
 template <int kPass, class T>
 OA_KERNEL_HELPER void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
-                             double mean, double scale, double slope, double shift, bool stream) {
+                                   double mean, double scale, double slope, double shift, bool stream) {
   static_assert(bn::WritesOutput(kPass) && kPass != bn::kInferWriteReduce, "elementwise passes only");
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -383,8 +383,8 @@ OA_KERNEL_HELPER void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRIC
 // One contiguous run piece of n elements: its sums into acc, its elementwise pass, or both.
 template <int kPass, class T>
 OA_KERNEL_HELPER void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
-                                  double mean, double scale, double slope, double shift, PartialSums& acc,
-                                  bool stream) {
+                                        double mean, double scale, double slope, double shift, PartialSums& acc,
+                                        bool stream) {
   if constexpr (kPass == bn::kInferWriteReduce) {  // the write, then the sums (from cache)
     WriteSegment<bn::kInferWrite>(x, dy, dx, n, mean, scale, slope, shift, stream);
     SumSegment<bn::kReduce>(x, dy, n, mean, acc);
@@ -398,7 +398,7 @@ OA_KERNEL_HELPER void PlanarSegmentUnit(const T* HWY_RESTRICT x, const T* HWY_RE
 // A strided run piece, element by element, its sums in order into the scalar sums.
 template <int kPass, class T>
 OA_KERNEL_HELPER void PlanarSegmentStrided(const T* x, const T* dy, T* dx, int64_t n, const int64_t* stride, double mean,
-                                     double scale, double slope, double shift, PartialSums& acc) {
+                                           double scale, double slope, double shift, PartialSums& acc) {
   for (int64_t i = 0; i < n; ++i) {
     T* out = nullptr;
     if (bn::WritesOutput(kPass)) out = dx + i * stride[kDx];
@@ -416,7 +416,7 @@ HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_d
 // One run piece of n elements, vectorised when the runs are contiguous.
 template <int kPass, class T>
 OA_KERNEL_HELPER void PlanarSegment(const BatchNormPlan& plan, const T* x, const T* dy, T* dx, int64_t n, double mean,
-                              double scale, double slope, double shift, PartialSums& acc) {
+                                    double scale, double slope, double shift, PartialSums& acc) {
   if (plan.unit_runs) {
     PlanarSegmentUnit<kPass>(x, dy, dx, n, mean, scale, slope, shift, acc, StreamableSegment(plan, dx));
   } else {
@@ -557,9 +557,9 @@ struct LaneFloats {
 // Lanes [0, n) of one row; per-lane coefficients and partial sums at the same lane index.
 template <int kPass, class T>
 OA_KERNEL_HELPER void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
-                           const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
-                           const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
-                           const LaneFloats& lane_f, double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
+                                 const double* HWY_RESTRICT mean, const double* HWY_RESTRICT scale,
+                                 const double* HWY_RESTRICT slope, const double* HWY_RESTRICT shift,
+                                 const LaneFloats& lane_f, double* HWY_RESTRICT part_dy, double* HWY_RESTRICT part_dyx, bool stream) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
@@ -737,7 +737,7 @@ HWY_INLINE hn::Vec<DV> LoadRow(DV dv, const float* HWY_RESTRICT p) {
 // aclnnBatchNorm training, channels [c, c + Lanes(dv)).
 template <class DV>
 OA_KERNEL_HELPER void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_t c,
-                                      const CountDivision& by_m, const CountDivision& by_m_minus_1) {
+                                            const CountDivision& by_m, const CountDivision& by_m_minus_1) {
   using V = hn::Vec<DV>;
   const float* HWY_RESTRICT x = rows.big[kX] + c;
   float* HWY_RESTRICT y = rows.out + c;
@@ -782,7 +782,7 @@ OA_KERNEL_HELPER void SmallRowsForwardLanes(DV dv, const SmallRows& rows, int64_
 // aclnn(Fast)BatchNormBackward training, channels [c, c + Lanes(dv)).
 template <class DV>
 OA_KERNEL_HELPER void SmallRowsBackwardLanes(DV dv, const SmallRows& rows, int64_t c,
-                                       double inv_m) {
+                                             double inv_m) {
   using V = hn::Vec<DV>;
   const float* HWY_RESTRICT x = rows.big[kX] + c;
   const float* HWY_RESTRICT dy = rows.big[kDy] + c;

@@ -124,7 +124,7 @@ struct RowCursor {
 // to the row's end (also the partial last chunk of the other patterns).
 template <typename T, class DF>
 OA_KERNEL_HELPER void GatherChunks(DF df, const Plan& plan, const T* HWY_RESTRICT plane, int64_t od_begin, int64_t od_end,
-                             int64_t oh_begin, int64_t oh_end, int64_t l0, T* HWY_RESTRICT out_row) {
+                                   int64_t oh_begin, int64_t oh_end, int64_t l0, T* HWY_RESTRICT out_row) {
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const int64_t in_w = plan.in_size[2];
@@ -198,8 +198,8 @@ HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64
 // Identity (kTwice false) or x2 (kTwice true) W mapping: G full vectors of outputs from l0.
 template <int G, bool kTwice, typename T, class DF>
 OA_KERNEL_HELPER void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
-                                 int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
-                                 T* HWY_RESTRICT out_row) {
+                                       int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
+                                       T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
   #pragma GCC unroll 4
@@ -226,8 +226,8 @@ OA_KERNEL_HELPER void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const
 
 template <bool kTwice, typename T, class DF>
 OA_KERNEL_HELPER void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
-                              int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t full_end,
-                              T* HWY_RESTRICT out_row) {
+                                    int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t full_end,
+                                    T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   int64_t l0 = 0;
   for (; l0 + 4 * lanes <= full_end; l0 += 4 * lanes) {
@@ -244,8 +244,8 @@ OA_KERNEL_HELPER void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const st
 // kWindow: G chunks from `chunks`; K > 0: every chunk has K steps (unrolled).
 template <int G, int K, typename T, class DF>
 OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, const T* HWY_RESTRICT plane,
-                             int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end,
-                             T* HWY_RESTRICT out_row) {
+                                   int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end,
+                                   T* HWY_RESTRICT out_row) {
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   const auto& go = plan.grad_out_strides;
@@ -363,8 +363,8 @@ HWY_INLINE void AddRowSegments(const T* HWY_RESTRICT src, const Segments<G>& seg
 // kSegments: outputs l0 .. l0 + G - 1 as scalar running sums, G chains interleaved.
 template <int G, typename T>
 OA_KERNEL_HELPER void SegmentOutputs(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, const AxisMap& range_w,
-                               int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
-                               T* HWY_RESTRICT out_row) {
+                                     int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
+                                     T* HWY_RESTRICT out_row) {
   const Segments<G> segments(range_w, l0);
   HWY_ALIGN float converted[sizeof(T) == 2 ? kSpanFloats : 1];
   float sum[G];
@@ -384,9 +384,9 @@ OA_KERNEL_HELPER void SegmentOutputs(const T* HWY_RESTRICT plane, const std::arr
 // keep both add pipes busy). Each output still adds its sources in (od, oh, ow) order.
 template <int G, typename T>
 OA_KERNEL_HELPER void SegmentOutputsRowPair(const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
-                                      const AxisMap& range_w, int64_t od_begin, int64_t od_end,
-                                      const int64_t* oh_begin, const int64_t* oh_end, int64_t l0,
-                                      T* HWY_RESTRICT out_row0, T* HWY_RESTRICT out_row1) {
+                                            const AxisMap& range_w, int64_t od_begin, int64_t od_end,
+                                            const int64_t* oh_begin, const int64_t* oh_end, int64_t l0,
+                                            T* HWY_RESTRICT out_row0, T* HWY_RESTRICT out_row1) {
   const Segments<G> segments(range_w, l0);
   const bool convert = sizeof(T) == 2 && segments.span <= kSpanFloats;
   HWY_ALIGN float converted0[sizeof(T) == 2 ? kSpanFloats : 1];
@@ -527,7 +527,7 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
 // Sums one element's ranges in (od, oh, ow) order; `base` is gradOut at [n, c, 0, 0, 0].
 template <typename T>
 OA_KERNEL_HELPER float SumRanges(const T* HWY_RESTRICT base, const std::array<int64_t, 5>& go, int64_t od_begin,
-                           int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t ow_begin, int64_t ow_end) {
+                                 int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t ow_begin, int64_t ow_end) {
   float sum = 0.0f;
   for (int64_t od = od_begin; od < od_end; ++od) {
     for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
@@ -541,9 +541,9 @@ OA_KERNEL_HELPER float SumRanges(const T* HWY_RESTRICT base, const std::array<in
 // Channels-last: G consecutive outputs l0.. of one vector of channels from c0.
 template <int G, typename T, class DF>
 OA_KERNEL_HELPER void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
-                                    int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin,
-                                    int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0, int64_t c0,
-                                    T* HWY_RESTRICT out_row) {
+                                          int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin,
+                                          int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0, int64_t c0,
+                                          T* HWY_RESTRICT out_row) {
   OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
   int64_t ow_begin[G], ow_end[G];
 #pragma GCC unroll 4
@@ -572,8 +572,8 @@ OA_KERNEL_HELPER void ChannelsLastOutputs(DF df, const T* HWY_RESTRICT batch, co
 // run (G vectors) instead of G pixels' strided pieces; the same sums in the same order.
 template <int G, typename T, class DF>
 OA_KERNEL_HELPER void PixelChannels(DF df, const T* HWY_RESTRICT batch, const std::array<int64_t, 5>& go,
-                              int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin, int64_t od_end,
-                              int64_t oh_begin, int64_t oh_end, int64_t l, int64_t c0, T* HWY_RESTRICT out_row) {
+                                    int64_t out_pixel_stride, const AxisMap& range_w, int64_t od_begin, int64_t od_end,
+                                    int64_t oh_begin, int64_t oh_end, int64_t l, int64_t c0, T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
 #pragma GCC unroll 4
