@@ -814,6 +814,30 @@ Outcome ReplayUpsampleNearestExact3d(CaseDraw& d) {
   return Judge(outputs);
 }
 
+// A nearest backward's result against the float64 sums of gradOut over each element's
+// window (single_bm). FLOAT: the contract is PyTorch's fp32 sum in output order, which is
+// also what the executors' golden (torch on CPU) computes; a window whose fp32 sum cancels
+// can miss single_bm against float64, so such a case is documented only if every element
+// is that fp32 sum bit for bit. `map.Source(k)`: the element gradOut[k] adds into.
+template <class Map>
+Outcome JudgeNearestBackward(const char* name, const HostTensor& grad_out, const HostTensor& result, const Map& map) {
+  std::vector<double> golden(static_cast<size_t>(result.count()), 0.0);
+  for (int64_t k = 0; k < grad_out.count(); ++k) golden[map.Source(k)] += grad_out.Get(k);
+  std::vector<SingleBm> outputs;
+  outputs.emplace_back(name, result.dtype());
+  outputs.back().AddAll(result, [&](int64_t k) { return golden[k]; });
+  Outcome judged = Judge(outputs);
+  if (judged.verdict != Verdict::kFail || result.dtype() != ACL_FLOAT) return judged;
+  std::vector<float> torch_order(static_cast<size_t>(result.count()), 0.0f);
+  for (int64_t k = 0; k < grad_out.count(); ++k) torch_order[map.Source(k)] += static_cast<float>(grad_out.Get(k));
+  for (int64_t k = 0; k < result.count(); ++k) {
+    const double expected = torch_order[k];
+    if (!(result.Get(k) == expected || (std::isnan(result.Get(k)) && std::isnan(expected)))) return judged;
+  }
+  return {Verdict::kDocumented, "fp32 window sums cancel; every element is PyTorch's fp32 sum bit for bit (" +
+                                    judged.detail + ")"};
+}
+
 // aclnnUpsampleNearestExact3dBackward: inputSize = the table's input shape, outputSize =
 // `size`, scales 0. The executor's golden back-propagates a gradient of ones; here gradOut
 // is drawn from the table's range for the input (a stricter check: every sum differs).
@@ -836,26 +860,12 @@ Outcome ReplayUpsampleNearestExact3dBackward(CaseDraw& d) {
   if (!Rules().upsample_backward) return ExpectNoKernelOnChip(status);
   Outcome launched = Launch(status, aclnnUpsampleNearestExact3dBackward, workspace, executor);
   if (launched.verdict != Verdict::kPass) return launched;
-  const NearestExactMap map(in_shape, out_shape);
-  std::vector<double> golden(static_cast<size_t>(dx.count()), 0.0);
-  for (int64_t k = 0; k < dy.count(); ++k) golden[map.Source(k)] += dy.Get(k);
-  std::vector<SingleBm> outputs;
-  outputs.emplace_back("gradInput", dx.dtype());
-  outputs.back().AddAll(dx, [&](int64_t k) { return golden[k]; });
-  Outcome judged = Judge(outputs);
-  if (judged.verdict != Verdict::kFail || dx.dtype() != ACL_FLOAT) return judged;
-  // FLOAT: the contract is PyTorch's fp32 sum in output order, which is also what the
-  // executor's golden (torch on CPU) computes. A window whose fp32 sum cancels can miss
-  // single_bm against float64; such a case is documented only if every element is that
-  // fp32 sum bit for bit.
-  std::vector<float> torch_order(static_cast<size_t>(dx.count()), 0.0f);
-  for (int64_t k = 0; k < dy.count(); ++k) torch_order[map.Source(k)] += static_cast<float>(dy.Get(k));
-  for (int64_t k = 0; k < dx.count(); ++k) {
-    const double expected = torch_order[k];
-    if (!(dx.Get(k) == expected || (std::isnan(dx.Get(k)) && std::isnan(expected)))) return judged;
-  }
-  return {Verdict::kDocumented, "fp32 window sums cancel; every element is PyTorch's fp32 sum bit for bit (" +
-                                    judged.detail + ")"};
+  return JudgeNearestBackward("gradInput", dy, dx, NearestExactMap(in_shape, out_shape));
+}
+
+// A table's `size` attribute: a list, or a number in the 1-D tables.
+std::vector<int64_t> SizesOf(const Json& size) {
+  return size.dump().front() == '[' ? size.get<std::vector<int64_t>>() : std::vector<int64_t>{size.get<int64_t>()};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -983,9 +993,7 @@ Outcome ReplayNearestFamily(CaseDraw& d, const std::string& api_name) {
       size[axis] = static_cast<int64_t>(static_cast<double>(map.small[2 + axis]) * factors.at(axis));
     }
   } else {
-    const Json value = attrs.at("size");
-    const bool list = value.dump().front() == '[';  // a 1-D table gives a number
-    size = list ? value.get<std::vector<int64_t>>() : std::vector<int64_t>{value.get<int64_t>()};
+    size = SizesOf(attrs.at("size"));
   }
   map.large = {map.small[0], map.small[1]};
   map.large.insert(map.large.end(), size.begin(), size.end());
@@ -1027,22 +1035,7 @@ Outcome ReplayNearestFamily(CaseDraw& d, const std::string& api_name) {
     outputs.back().AddAll(*output, [&](int64_t k) { return input->Get(map.Source(k)); });
     return Judge(outputs);
   }
-  std::vector<double> golden(static_cast<size_t>(output->count()), 0.0);
-  for (int64_t k = 0; k < input->count(); ++k) golden[map.Source(k)] += input->Get(k);
-  outputs.emplace_back(api.name.find("Exact") != std::string::npos ? "out" : "gradInput", dtype);
-  outputs.back().AddAll(*output, [&](int64_t k) { return golden[k]; });
-  Outcome judged = Judge(outputs);
-  if (judged.verdict != Verdict::kFail || dtype != ACL_FLOAT) return judged;
-  // As for the 3-D pair: a window whose fp32 sum cancels is documented only if every
-  // element is PyTorch's fp32 sum in output order, bit for bit.
-  std::vector<float> torch_order(static_cast<size_t>(output->count()), 0.0f);
-  for (int64_t k = 0; k < input->count(); ++k) torch_order[map.Source(k)] += static_cast<float>(input->Get(k));
-  for (int64_t k = 0; k < output->count(); ++k) {
-    const double expected = torch_order[k];
-    if (!(output->Get(k) == expected || (std::isnan(output->Get(k)) && std::isnan(expected)))) return judged;
-  }
-  return {Verdict::kDocumented, "fp32 window sums cancel; every element is PyTorch's fp32 sum bit for bit (" +
-                                    judged.detail + ")"};
+  return JudgeNearestBackward(api.name.find("Exact") != std::string::npos ? "out" : "gradInput", *input, *output, map);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1060,12 +1053,7 @@ int64_t CaseElements(const Json& c) {
   if (c.at("attrs").contains("size")) {
     const std::vector<int64_t> in = c.at("tensors").at("input").at("shape").get<std::vector<int64_t>>();
     int64_t n = in.at(0) * in.at(1);
-    const Json size = c.at("attrs").at("size");
-    if (size.dump().front() == '[') {
-      for (int64_t s : size.get<std::vector<int64_t>>()) n *= s;
-    } else {  // a 1-D table gives a number
-      n *= size.get<int64_t>();
-    }
+    for (int64_t s : SizesOf(c.at("attrs").at("size"))) n *= s;
     elements += n;
   }
   return elements;
