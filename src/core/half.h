@@ -2,6 +2,7 @@
 // converters in convert.h must agree with these bit for bit.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -70,6 +71,20 @@ inline uint16_t FloatToBf16(float value) {
     return static_cast<uint16_t>((bits >> 16) | 0x40u);
   }
   return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// f64 -> f32 rounding to odd: a later round-to-nearest-even to fp16/bf16 then equals a
+// single rounding of the f64 value (f32 keeps more than two extra bits).
+inline float RoundToOddFloat(double value) {
+  const float nearest = static_cast<float>(value);
+  const double residual = value - static_cast<double>(nearest);
+  uint32_t bits = FloatBits(nearest);
+  // Exact, odd already, or residual NaN (value is NaN or +-Inf, which f32 holds as is).
+  if (residual == 0.0 || residual != residual || (bits & 1u) != 0) return nearest;
+  const bool residual_negative = std::signbit(residual);
+  const bool nearest_negative = (bits >> 31) != 0;
+  bits += residual_negative == nearest_negative ? 1u : 0xFFFFFFFFu;  // one ulp towards value
+  return FloatFromBits(bits);
 }
 
 }  // namespace oa

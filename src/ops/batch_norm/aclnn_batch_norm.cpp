@@ -2,6 +2,8 @@
 // inference (output from the running statistics). Validate -> plan -> executor.
 #include "aclnnop/aclnn_batch_norm.h"
 
+#include <cmath>
+
 #include "core/thread_pool.h"
 #include "ops/batch_norm/batch_norm_api.h"
 #include "ops/batch_norm/batch_norm_planner.h"

@@ -1,6 +1,8 @@
 // aclnnBatchNormStats: per-channel mean and invstd of the local batch (validate -> plan -> executor).
 #include "aclnnop/aclnn_batch_norm_stats.h"
 
+#include <cmath>
+
 #include "core/thread_pool.h"
 #include "ops/batch_norm/batch_norm_api.h"
 #include "ops/batch_norm/batch_norm_planner.h"

@@ -9,7 +9,6 @@
 #include "acl/acl_base.h"
 #include "core/dtype.h"
 #include "core/half.h"
-#include "ops/batch_norm/batch_norm_kernels.h"  // RoundToOddFloat
 
 namespace oa {
 namespace bn {

@@ -26,6 +26,7 @@
 
 #include "core/kernel_inline.h"
 #include "core/simd_convert-inl.h"
+#include "core/simd_float64-inl.h"
 #include "ops/batch_norm/batch_norm_kernel_common.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -44,81 +45,14 @@ using D = hn::ScalableTag<double>;
 using DF = hn::Rebind<float, D>;  // as many float lanes as double lanes
 using VD = hn::Vec<D>;
 
-// a*b + c in float64 as two IEEE operations on every target. Highway's MulAdd fuses where
-// the target has FMA and not elsewhere, which would make the bits follow the target.
-template <class V>
-HWY_INLINE V MulAddF64(V a, V b, V c) {
-  return hn::Add(hn::Mul(a, b), c);
-}
-
-// Lanes of d (any double tag) from elements of T, widened.
-template <class DV, class T>
-HWY_INLINE hn::Vec<DV> LoadWide(DV d, const T* HWY_RESTRICT p) {
-  return hn::PromoteTo(d, LoadAsFloat(hn::Rebind<float, DV>(), p));
-}
-
-// f64 -> f32 rounded to nearest with IEEE overflow to +-Inf on every target. Highway's
-// portable targets saturate to +-FLT_MAX instead (to keep UBSan quiet), so they convert
-// lane by lane with the language's own IEEE conversion.
-template <class DV>
-HWY_INLINE hn::Vec<hn::Rebind<float, DV>> DemoteToFloat(DV dv, hn::Vec<DV> v) {
-  const hn::Rebind<float, DV> df;
-#if HWY_TARGET == HWY_SCALAR
-  (void)dv;
-  return hn::Set(df, static_cast<float>(hn::GetLane(v)));
-#elif HWY_TARGET == HWY_EMU128
-  constexpr size_t kLanes = hn::MaxLanes(DV());
-  double wide[kLanes];
-  float narrow[kLanes];
-  hn::StoreU(v, dv, wide);
-  for (size_t i = 0; i < kLanes; ++i) narrow[i] = static_cast<float>(wide[i]);
-  return hn::LoadU(df, narrow);
-#else
-  (void)dv;
-  return hn::DemoteTo(df, v);
-#endif
-}
+// MulAddF64, LoadWide, DemoteToFloat, DemoteToOdd and the rounded-once StoreNarrow come from
+// core/simd_float64-inl.h (the enclosing namespace); DemoteToFloat(v) is the full-width shorthand.
+using oa::HWY_NAMESPACE::DemoteToFloat;
+using oa::HWY_NAMESPACE::DemoteToOdd;
+using oa::HWY_NAMESPACE::LoadWide;
+using oa::HWY_NAMESPACE::MulAddF64;
+using oa::HWY_NAMESPACE::StoreNarrow;
 HWY_INLINE hn::Vec<DF> DemoteToFloat(VD v) { return DemoteToFloat(D(), v); }
-
-// f64 -> f32 rounding to odd (see RoundToOddFloat), lane-wise. Whether the f32 value is
-// exact, and on which side the f64 value lies, are decided in f64: the residual can be far
-// below f32's smallest subnormal, where demoting it would flush it to zero.
-HWY_INLINE hn::Vec<DF> DemoteToOdd(D d, VD v) {
-  const DF df;
-  const hn::RebindToUnsigned<DF> du;
-  const auto nearest = DemoteToFloat(v);
-  const VD residual = hn::Sub(v, hn::PromoteTo(d, nearest));
-  // +1 or -1 where inexact, 0 where exact; a NaN residual (v is NaN or +-Inf) counts as exact.
-  const auto inexact_wide = hn::And(hn::Ne(residual, hn::Zero(d)), hn::Eq(residual, residual));
-  const auto direction = DemoteToFloat(hn::IfThenElseZero(inexact_wide, hn::CopySign(hn::Set(d, 1.0), residual)));
-  const auto bits = hn::BitCast(du, nearest);
-  const auto one = hn::Set(du, 1u);
-  const auto inexact = hn::RebindMask(du, hn::Ne(direction, hn::Zero(df)));
-  const auto even = hn::Eq(hn::And(bits, one), hn::Zero(du));
-  const auto same_sign = hn::Eq(hn::ShiftRight<31>(hn::Xor(bits, hn::BitCast(du, direction))), hn::Zero(du));
-  const auto step = hn::IfThenElse(same_sign, one, hn::Set(du, 0xFFFFFFFFu));
-  return hn::BitCast(df, hn::IfThenElse(hn::And(inexact, even), hn::Add(bits, step), bits));
-}
-
-HWY_INLINE void StoreNarrow(VD v, D /*d*/, float* HWY_RESTRICT p) { StoreFromFloat(DemoteToFloat(v), DF(), p); }
-// Rounding f64 -> f32 -> 16-bit can differ from one rounding only where the f32 value is
-// a midpoint of the 16-bit format, and every such midpoint has at least this many trailing
-// zero bits in f32 (bf16: 0x8000 pattern; fp16: 0x1000, or more zeros when subnormal).
-HWY_INLINE uint32_t TieCandidateMask(const BFloat16*) { return 0x7FFFu; }
-HWY_INLINE uint32_t TieCandidateMask(const Half16*) { return 0x0FFFu; }
-
-template <class T>
-HWY_INLINE void StoreNarrow(VD v, D d, T* HWY_RESTRICT p) {
-  const DF df;
-  const hn::RebindToUnsigned<DF> du;
-  const auto nearest = DemoteToFloat(v);
-  const auto low_bits = hn::And(hn::BitCast(du, nearest), hn::Set(du, TieCandidateMask(p)));
-  if (hn::AllFalse(du, hn::Eq(low_bits, hn::Zero(du)))) {
-    StoreFromFloat(nearest, df, p);  // no lane can be a midpoint: the two roundings are one
-  } else {
-    StoreFromFloat(DemoteToOdd(d, v), df, p);
-  }
-}
 
 // Large fp32 outputs are written with streaming stores (no read-for-ownership of dx), when
 // the target's float vector is a full register and the segment's first store is aligned.

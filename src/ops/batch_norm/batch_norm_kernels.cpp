@@ -8,6 +8,8 @@
 #include <hwy/cache_control.h>  // FlushStream
 #include <hwy/highway.h>
 
+#include <cmath>
+
 #include "core/thread_pool.h"
 #include "ops/batch_norm/batch_norm_kernels-inl.h"
 

@@ -1,0 +1,110 @@
+// Per-target float64 helpers for kernels that compute in double and round once: widening
+// loads of fp32/fp16/bf16, f64 -> f32 demotion with IEEE overflow, f64 -> f32 rounding to
+// odd, and the rounded-once store of a double vector to any output type. Shared by the
+// batch-norm and the interpolating upsample kernels (Highway's per-target include pattern).
+#if defined(OA_CORE_SIMD_FLOAT64_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef OA_CORE_SIMD_FLOAT64_INL_H_
+#undef OA_CORE_SIMD_FLOAT64_INL_H_
+#else
+#define OA_CORE_SIMD_FLOAT64_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include "core/simd_convert-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace oa {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// a*b + c in float64 as two IEEE operations on every target. Highway's MulAdd fuses where
+// the target has FMA and not elsewhere, which would make the bits follow the target.
+template <class V>
+HWY_INLINE V MulAddF64(V a, V b, V c) {
+  return hn::Add(hn::Mul(a, b), c);
+}
+
+// Lanes of d (any double tag) from elements of T, widened.
+template <class DV, class T>
+HWY_INLINE hn::Vec<DV> LoadWide(DV d, const T* HWY_RESTRICT p) {
+  return hn::PromoteTo(d, LoadAsFloat(hn::Rebind<float, DV>(), p));
+}
+
+// f64 -> f32 rounded to nearest with IEEE overflow to +-Inf on every target. Highway's
+// portable targets saturate to +-FLT_MAX instead (to keep UBSan quiet), so they convert
+// lane by lane with the language's own IEEE conversion.
+template <class DV>
+HWY_INLINE hn::Vec<hn::Rebind<float, DV>> DemoteToFloat(DV dv, hn::Vec<DV> v) {
+  const hn::Rebind<float, DV> df;
+#if HWY_TARGET == HWY_SCALAR
+  (void)dv;
+  return hn::Set(df, static_cast<float>(hn::GetLane(v)));
+#elif HWY_TARGET == HWY_EMU128
+  constexpr size_t kLanes = hn::MaxLanes(DV());
+  double wide[kLanes];
+  float narrow[kLanes];
+  hn::StoreU(v, dv, wide);
+  for (size_t i = 0; i < kLanes; ++i) narrow[i] = static_cast<float>(wide[i]);
+  return hn::LoadU(df, narrow);
+#else
+  (void)dv;
+  return hn::DemoteTo(df, v);
+#endif
+}
+
+// f64 -> f32 rounding to odd (see RoundToOddFloat in core/half.h), lane-wise. Whether the
+// f32 value is exact, and on which side the f64 value lies, are decided in f64: the
+// residual can be far below f32's smallest subnormal, where demoting it would flush it to zero.
+template <class DV>
+HWY_INLINE hn::Vec<hn::Rebind<float, DV>> DemoteToOdd(DV d, hn::Vec<DV> v) {
+  const hn::Rebind<float, DV> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto nearest = DemoteToFloat(d, v);
+  const auto residual = hn::Sub(v, hn::PromoteTo(d, nearest));
+  // +1 or -1 where inexact, 0 where exact; a NaN residual (v is NaN or +-Inf) counts as exact.
+  const auto inexact_wide = hn::And(hn::Ne(residual, hn::Zero(d)), hn::Eq(residual, residual));
+  const auto direction = DemoteToFloat(d, hn::IfThenElseZero(inexact_wide, hn::CopySign(hn::Set(d, 1.0), residual)));
+  const auto bits = hn::BitCast(du, nearest);
+  const auto one = hn::Set(du, 1u);
+  const auto inexact = hn::RebindMask(du, hn::Ne(direction, hn::Zero(df)));
+  const auto even = hn::Eq(hn::And(bits, one), hn::Zero(du));
+  const auto same_sign = hn::Eq(hn::ShiftRight<31>(hn::Xor(bits, hn::BitCast(du, direction))), hn::Zero(du));
+  const auto step = hn::IfThenElse(same_sign, one, hn::Set(du, 0xFFFFFFFFu));
+  return hn::BitCast(df, hn::IfThenElse(hn::And(inexact, even), hn::Add(bits, step), bits));
+}
+
+template <class DV>
+HWY_INLINE void StoreNarrow(hn::Vec<DV> v, DV d, float* HWY_RESTRICT p) {
+  StoreFromFloat(DemoteToFloat(d, v), hn::Rebind<float, DV>(), p);
+}
+template <class DV>
+HWY_INLINE void StoreNarrow(hn::Vec<DV> v, DV /*d*/, double* HWY_RESTRICT p) {
+  hn::StoreU(v, DV(), p);
+}
+
+// Rounding f64 -> f32 -> 16-bit can differ from one rounding only where the f32 value is
+// a midpoint of the 16-bit format, and every such midpoint has at least this many trailing
+// zero bits in f32 (bf16: 0x8000 pattern; fp16: 0x1000, or more zeros when subnormal).
+HWY_INLINE uint32_t TieCandidateMask(const BFloat16*) { return 0x7FFFu; }
+HWY_INLINE uint32_t TieCandidateMask(const Half16*) { return 0x0FFFu; }
+
+// The f64 lanes rounded once to the 16-bit type.
+template <class DV, class T>
+HWY_INLINE void StoreNarrow(hn::Vec<DV> v, DV d, T* HWY_RESTRICT p) {
+  const hn::Rebind<float, DV> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto nearest = DemoteToFloat(d, v);
+  const auto low_bits = hn::And(hn::BitCast(du, nearest), hn::Set(du, TieCandidateMask(p)));
+  if (hn::AllFalse(du, hn::Eq(low_bits, hn::Zero(du)))) {
+    StoreFromFloat(nearest, df, p);  // no lane can be a midpoint: the two roundings are one
+  } else {
+    StoreFromFloat(DemoteToOdd(d, v), df, p);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
