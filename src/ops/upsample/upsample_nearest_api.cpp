@@ -25,7 +25,7 @@ std::array<NearestAxis, 3> AxisMaps(NearestRule rule, ScaleUse use, int spatial,
 }
 
 // The spatial sizes of a logical view, in API axis order.
-std::vector<int64_t> SpatialSizes(const NearestTensorView& view, int spatial) {
+std::vector<int64_t> SpatialSizes(const UpsampleView& view, int spatial) {
   return std::vector<int64_t>(view.dims.end() - spatial, view.dims.end());
 }
 

@@ -103,7 +103,7 @@ int64_t WindowTableBytes(const UpsampleNearestBackwardPlan& plan) {
 constexpr int64_t kTableBudgetShare = 8;
 constexpr int64_t kMinTableBudget = 64 << 10;
 
-void BuildPlan(const NearestTensorView& grad_out, const NearestTensorView& grad_input,
+void BuildPlan(const UpsampleView& grad_out, const UpsampleView& grad_input,
                const std::array<NearestAxis, 3>& axes, aclDataType dtype, UpsampleNearestBackwardPlan* plan) {
   ApplySimdEnvironment();  // the W tables are built for the vector width of the target dispatched later
   plan->dtype = dtype;

@@ -3,32 +3,15 @@
 #include "ops/upsample/upsample_nearest_checks.h"
 
 #include <algorithm>
-#include <climits>
 #include <string>
 
 #include "core/check.h"
-#include "core/overlap.h"
 #include "core/soc_profile.h"
 
 namespace oa {
 namespace {
 
 constexpr double kMaxUpscale = 50.0;
-
-// Spatial axis names (upper case: input sizes, lower case: output sizes) and scale
-// parameter names, by the number of spatial axes.
-const char* AxisName(int spatial, int axis) {
-  static const char* const kNames[3][3] = {{"L"}, {"H", "W"}, {"D", "H", "W"}};
-  return kNames[spatial - 1][axis];
-}
-const char* OutputAxisName(int spatial, int axis) {
-  static const char* const kNames[3][3] = {{"l"}, {"h", "w"}, {"d", "h", "w"}};
-  return kNames[spatial - 1][axis];
-}
-const char* ScaleName(int spatial, int axis) {
-  static const char* const kNames[3][3] = {{"scales"}, {"scalesH", "scalesW"}, {"scalesD", "scalesH", "scalesW"}};
-  return kNames[spatial - 1][axis];
-}
 
 std::vector<aclDataType> AcceptedDtypes(NearestDtypes set) {
   const Chip chip = CurrentSocProfile().chip;
@@ -61,143 +44,11 @@ std::vector<aclDataType> AcceptedDtypes(NearestDtypes set) {
   return {};
 }
 
-std::string DtypeList(const std::vector<aclDataType>& types) {
-  std::string text;
-  for (size_t k = 0; k < types.size(); ++k) {
-    text += k == 0 ? "" : k + 1 == types.size() ? " or " : ", ";
-    text += DataTypeName(types[k]);
-  }
-  return text;
-}
-
-std::string FormatList(const std::vector<aclFormat>& formats) {
-  std::string text;
-  for (size_t k = 0; k < formats.size(); ++k) {
-    text += k == 0 ? "" : k + 1 == formats.size() ? " or " : ", ";
-    text += FormatName(formats[k]);
-  }
-  return text;
-}
-
 aclnnStatus CheckDtype(const char* api, const char* name, const aclTensor& tensor, NearestDtypes set) {
-  const std::vector<aclDataType> types = AcceptedDtypes(set);
-  OA_CHECK(std::find(types.begin(), types.end(), tensor.dtype) != types.end(), ACLNN_ERR_PARAM_INVALID,
-           "%s: %s must be %s on %s, got %s", api, name, DtypeList(types).c_str(),
-           CurrentSocProfile().description.c_str(), DataTypeName(tensor.dtype));
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckLabel(const char* api, const char* name, const aclTensor& tensor,
-                       const std::vector<aclFormat>& formats) {
-  OA_CHECK(!IsPrivateFormat(tensor.format), ACLNN_ERR_PARAM_INVALID, "%s: %s format %s is a private (NPU-only) format",
-           api, name, FormatName(tensor.format));
-  OA_CHECK(formats.empty() || std::find(formats.begin(), formats.end(), tensor.format) != formats.end(),
-           ACLNN_ERR_PARAM_INVALID, "%s: %s format must be %s, got %s", api, name, FormatList(formats).c_str(),
-           FormatName(tensor.format));
-  return ACLNN_SUCCESS;
-}
-
-// [N, C, spatial...] in the tensor's own label order.
-std::vector<int64_t> InLabelOrder(const std::vector<int64_t>& logical, bool channels_last) {
-  if (!channels_last) return logical;
-  std::vector<int64_t> dims = logical;
-  dims.erase(dims.begin() + 1);
-  dims.push_back(logical[1]);
-  return dims;
-}
-
-// [N, spatial..., C] (channels_last) or [N, C, spatial...] as [N, C, spatial...].
-std::vector<int64_t> ToLogical(std::vector<int64_t> dims, bool channels_last) {
-  if (!channels_last) return dims;
-  std::vector<int64_t> logical = {dims[0], dims.back()};
-  logical.insert(logical.end(), dims.begin() + 1, dims.end() - 1);
-  return logical;
-}
-
-// "N, C, D, H, W" and its variants: channels last or not, input (upper-case) or output
-// (lower-case) spatial sizes.
-const char* OrderText(int spatial, bool channels_last, bool output = false) {
-  static const char* const kTexts[2][2][3] = {
-      {{"N, C, L", "N, C, H, W", "N, C, D, H, W"}, {"N, L, C", "N, H, W, C", "N, D, H, W, C"}},
-      {{"N, C, l", "N, C, h, w", "N, C, d, h, w"}, {"N, l, C", "N, h, w, C", "N, d, h, w, C"}}};
-  return kTexts[output][channels_last][spatial - 1];
-}
-
-// `from`: where the expected shape comes from, e.g. "from self [..] and outputSize [..]".
-aclnnStatus CheckShape(const char* api, const char* name, const aclTensor& tensor, const std::vector<int64_t>& logical,
-                       int spatial, bool output_sizes, const std::string& from) {
-  const bool last = IsChannelsLastLabel(tensor);
-  const std::vector<int64_t> expected = InLabelOrder(logical, last);
-  OA_CHECK(std::equal(tensor.view_dims.begin(), tensor.view_dims.end(), expected.begin(), expected.end()),
-           ACLNN_ERR_PARAM_INVALID, "%s: %s (%s) must have shape %s (%s %s)", api, name, Describe(tensor).c_str(),
-           DimsToString(expected).c_str(), OrderText(spatial, last, output_sizes), from.c_str());
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckInt32(const char* api, const char* name, const std::vector<int64_t>& values) {
-  for (int64_t value : values) {
-    OA_CHECK(value <= INT32_MAX, ACLNN_ERR_PARAM_INVALID, "%s: every dimension must be <= %d, got %s %s", api,
-             INT32_MAX, name, DimsToString(values).c_str());
-  }
-  return ACLNN_SUCCESS;
-}
-
-// The output must not share memory with the input, nor with itself (several elements at
-// one address would be written by several tasks; PyTorch rejects such outputs too).
-aclnnStatus CheckPlacement(const char* api, const char* in_name, const aclTensor& in, const char* out_name,
-                           const aclTensor& out) {
-  OA_CHECK(!ViewsMayOverlap(in, out), ACLNN_ERR_PARAM_INVALID, "%s: %s (%s) overlaps %s (%s) in memory", api, out_name,
-           Describe(out).c_str(), in_name, Describe(in).c_str());
-  const Overlap self_overlap = ViewOverlapsItself(out);
-  OA_CHECK(self_overlap == Overlap::kNo, ACLNN_ERR_PARAM_INVALID, "%s: %s (%s, strides %s) %s", api, out_name,
-           Describe(out).c_str(), DimsToString(out.strides).c_str(),
-           self_overlap == Overlap::kYes
-               ? "refers to one memory location from several elements; an output must not overlap itself"
-               : "cannot be proven free of self-overlap within the search limit; pass a view whose elements "
-                 "have distinct addresses");
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckPointers(const char* api, const uint64_t* workspaceSize, aclOpExecutor* const* executor) {
-  OA_CHECK(workspaceSize != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
-  OA_CHECK(executor != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckData(const char* api, const char* name, const aclTensor& tensor) {
-  OA_CHECK(tensor.data != nullptr || tensor.IsEmpty(), ACLNN_ERR_PARAM_NULLPTR,
-           "%s: %s (%s) has no data (tensorData is null)", api, name, Describe(tensor).c_str());
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckArrayLength(const char* api, const char* name, const aclIntArray& array, int length,
-                             const char* meaning) {
-  OA_CHECK(static_cast<int>(array.values.size()) == length, ACLNN_ERR_PARAM_INVALID,
-           "%s: %s must have %d value%s [%s], got %zu: %s", api, name, length, length == 1 ? "" : "s", meaning,
-           array.values.size(), DimsToString(array.values).c_str());
-  return ACLNN_SUCCESS;
-}
-
-const char* SpatialMeaning(int spatial) {
-  static const char* const kMeaning[3] = {"l", "h, w", "d, h, w"};
-  return kMeaning[spatial - 1];
+  return CheckDtypeIn(api, name, tensor, AcceptedDtypes(set));
 }
 
 }  // namespace
-
-bool IsChannelsLastLabel(const aclTensor& tensor) {
-  return (tensor.format == ACL_FORMAT_NHWC && tensor.Rank() == 4) ||
-         (tensor.format == ACL_FORMAT_NDHWC && tensor.Rank() == 5);
-}
-
-std::array<bool, 3> ScalesUsed(ScaleUse use, const double* scales, int count) {
-  std::array<bool, 3> used{};
-  if (use == ScaleUse::kNone) return used;
-  bool all = true;
-  for (int axis = 0; axis < count; ++axis) all = all && scales[axis] > 0;
-  for (int axis = 0; axis < count; ++axis) used[axis] = use == ScaleUse::kPerAxis ? scales[axis] > 0 : all;
-  return used;
-}
 
 aclnnStatus ValidateNearestForward(const NearestForwardSpec& spec, const aclTensor* self, const aclIntArray* outputSize,
                                    const double* scales, const aclTensor* out, const uint64_t* workspaceSize,

@@ -11,6 +11,7 @@
 
 #include "aclnn/aclnn_base.h"
 #include "core/handles.h"
+#include "ops/upsample/upsample_checks.h"
 #include "ops/upsample/upsample_nearest_map.h"
 
 namespace oa {
@@ -24,13 +25,6 @@ enum class NearestDtypes {
   kNearestBackward,    // Nearest1d/3dBackward: F32, F16, F64, BF16
   kNearest2dBackward,  // F32, F16; BF16 on 910B, 910_93 and 950
   kExactBackward,      // F32, F16, BF16
-};
-
-// Which given scales the map uses (a scale <= 0 is "not given": that axis uses in/out).
-enum class ScaleUse {
-  kNone,       // the API has no scale parameters
-  kAllOrNone,  // all of them when every one is > 0, else none (upstream's 910B kernels)
-  kPerAxis,    // each one on its own axis
 };
 
 struct NearestForwardSpec {
@@ -64,12 +58,6 @@ struct NearestBackwardSpec {
   bool limit_upscale;           // every axis's up-scale factor <= 50 (the exact kernels)
   ScaleUse scale_use;
 };
-
-// The channels-last labels: NHWC, NDHWC (a 1-D tensor has none).
-bool IsChannelsLastLabel(const aclTensor& tensor);
-
-// Whether a given array of scales is used (kAllOrNone / kPerAxis), per axis.
-std::array<bool, 3> ScalesUsed(ScaleUse use, const double* scales, int count);
 
 // Runs the family's checks. ACLNN_SUCCESS with *empty_result set: the call succeeds with
 // nothing to write (and the remaining checks were skipped, as upstream skips them).

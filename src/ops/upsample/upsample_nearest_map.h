@@ -79,7 +79,4 @@ class AxisMap {
   std::vector<int32_t> table_;
 };
 
-// A stride may be anything on an axis of length 1.
-inline bool UnitStride(int64_t size, int64_t stride) { return size <= 1 || stride == 1; }
-
 }  // namespace oa

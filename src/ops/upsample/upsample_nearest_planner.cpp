@@ -88,7 +88,7 @@ void PlanChannelsLastWords(int64_t budget, UpsampleNearestPlan* plan) {
   plan->table_bytes += words * int64_t{sizeof(int32_t)};
 }
 
-void BuildPlan(const NearestTensorView& self, const NearestTensorView& out, const std::array<NearestAxis, 3>& axes,
+void BuildPlan(const UpsampleView& self, const UpsampleView& out, const std::array<NearestAxis, 3>& axes,
                int64_t element_bytes, UpsampleNearestPlan* plan) {
   ApplySimdEnvironment();
   plan->element_bytes = element_bytes;
@@ -190,25 +190,6 @@ struct UpsampleNearestExecutor : aclOpExecutor {
 };
 
 }  // namespace
-
-NearestTensorView LogicalView(const aclTensor& tensor) {
-  const bool channels_last = IsChannelsLastLabel(tensor);
-  const DimVector& dims = tensor.view_dims;
-  const DimVector& strides = tensor.strides;
-  const size_t spatial = dims.size() - 2;  // 1, 2 or 3
-  // Where N, C and the spatial axes are in the tensor's own order.
-  const size_t channel_dim = channels_last ? dims.size() - 1 : 1;
-  const size_t first_spatial = channels_last ? 1 : 2;
-  NearestTensorView view;
-  view.dims = {dims[0], dims[channel_dim], 1, 1, 1};
-  view.strides = {strides[0], strides[channel_dim], 0, 0, 0};
-  for (size_t k = 0; k < spatial; ++k) {
-    view.dims[5 - spatial + k] = dims[first_spatial + k];
-    view.strides[5 - spatial + k] = strides[first_spatial + k];
-  }
-  view.data = ElementAddress(tensor);
-  return view;
-}
 
 std::unique_ptr<aclOpExecutor> MakeNearestForwardExecutor(const char* api, const aclTensor& self,
                                                           const aclTensor& out,

@@ -16,20 +16,6 @@
 
 namespace oa {
 
-// A tensor as the planners and kernels see it: dims and strides (elements) in logical
-// N, C, D, H, W order, and its element [0, 0, 0, 0, 0].
-struct NearestTensorView {
-  std::array<int64_t, 5> dims{};
-  std::array<int64_t, 5> strides{};
-  const char* data = nullptr;
-  int64_t Elements() const { return dims[0] * dims[1] * dims[2] * dims[3] * dims[4]; }
-};
-
-// The view of a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) tensor; with a
-// channels-last label (NHWC, NDHWC) the channels are its last dim. Missing spatial axes get
-// size 1.
-NearestTensorView LogicalView(const aclTensor& tensor);
-
 // An executor with nothing to run (an empty problem answered before planning), bound to
 // its tensors for address rebinding.
 std::unique_ptr<aclOpExecutor> MakeNothingExecutor(const char* api, const char* input_name, const aclTensor& input,
