@@ -229,6 +229,83 @@ void UpsampleNearestBackward(NearestKind kind, const View& grad_out, const std::
   if (target.defined() && !direct) target.copy_(result);
 }
 
+void UpsampleInterp(InterpKind kind, const View& self, const std::vector<int64_t>& output_size, bool align_corners,
+                    const std::vector<double>& scales, const View& out) {
+  const at::Tensor input = Wrap(self);
+  const at::IntArrayRef size(output_size);
+  const auto s = [&](size_t axis) { return ScaleAt(scales, axis); };
+  at::Tensor target = out.data != nullptr ? Wrap(out) : at::Tensor();
+  const bool direct = target.defined() && TorchOwnLayout(target, input);
+  at::Tensor result = direct ? target : at::Tensor();
+  const bool ac = align_corners;
+  switch (kind) {
+    case InterpKind::kLinear:
+      direct ? (void)at::upsample_linear1d_out(result, input, size, ac, s(0))
+             : (void)(result = at::upsample_linear1d(input, size, ac, s(0)));
+      break;
+    case InterpKind::kBilinear:
+      direct ? (void)at::upsample_bilinear2d_out(result, input, size, ac, s(0), s(1))
+             : (void)(result = at::upsample_bilinear2d(input, size, ac, s(0), s(1)));
+      break;
+    case InterpKind::kBicubic:
+      direct ? (void)at::upsample_bicubic2d_out(result, input, size, ac, s(0), s(1))
+             : (void)(result = at::upsample_bicubic2d(input, size, ac, s(0), s(1)));
+      break;
+    case InterpKind::kTrilinear:
+      direct ? (void)at::upsample_trilinear3d_out(result, input, size, ac, s(0), s(1), s(2))
+             : (void)(result = at::upsample_trilinear3d(input, size, ac, s(0), s(1), s(2)));
+      break;
+    case InterpKind::kBilinearAA:
+      direct ? (void)at::_upsample_bilinear2d_aa_out(result, input, size, ac, s(0), s(1))
+             : (void)(result = at::_upsample_bilinear2d_aa(input, size, ac, s(0), s(1)));
+      break;
+    case InterpKind::kBicubicAA:
+      direct ? (void)at::_upsample_bicubic2d_aa_out(result, input, size, ac, s(0), s(1))
+             : (void)(result = at::_upsample_bicubic2d_aa(input, size, ac, s(0), s(1)));
+      break;
+  }
+  if (target.defined() && !direct) target.copy_(result);
+}
+
+void UpsampleInterpBackward(InterpKind kind, const View& grad_out, const std::vector<int64_t>& output_size,
+                            const std::vector<int64_t>& input_size, bool align_corners,
+                            const std::vector<double>& scales, const View& grad_input) {
+  const at::Tensor go = Wrap(grad_out);
+  const at::IntArrayRef out_size(output_size), in_size(input_size);
+  const auto s = [&](size_t axis) { return ScaleAt(scales, axis); };
+  at::Tensor target = grad_input.data != nullptr ? Wrap(grad_input) : at::Tensor();
+  const bool direct = target.defined() && TorchOwnLayout(target, go);
+  at::Tensor result = direct ? target : at::Tensor();
+  const bool ac = align_corners;
+  switch (kind) {
+    case InterpKind::kLinear:
+      direct ? (void)at::upsample_linear1d_backward_out(result, go, out_size, in_size, ac, s(0))
+             : (void)(result = at::upsample_linear1d_backward(go, out_size, in_size, ac, s(0)));
+      break;
+    case InterpKind::kBilinear:
+      direct ? (void)at::upsample_bilinear2d_backward_out(result, go, out_size, in_size, ac, s(0), s(1))
+             : (void)(result = at::upsample_bilinear2d_backward(go, out_size, in_size, ac, s(0), s(1)));
+      break;
+    case InterpKind::kBicubic:
+      direct ? (void)at::upsample_bicubic2d_backward_out(result, go, out_size, in_size, ac, s(0), s(1))
+             : (void)(result = at::upsample_bicubic2d_backward(go, out_size, in_size, ac, s(0), s(1)));
+      break;
+    case InterpKind::kTrilinear:
+      direct ? (void)at::upsample_trilinear3d_backward_out(result, go, out_size, in_size, ac, s(0), s(1), s(2))
+             : (void)(result = at::upsample_trilinear3d_backward(go, out_size, in_size, ac, s(0), s(1), s(2)));
+      break;
+    case InterpKind::kBilinearAA:
+      direct ? (void)at::_upsample_bilinear2d_aa_backward_out(result, go, out_size, in_size, ac, s(0), s(1))
+             : (void)(result = at::_upsample_bilinear2d_aa_backward(go, out_size, in_size, ac, s(0), s(1)));
+      break;
+    case InterpKind::kBicubicAA:
+      direct ? (void)at::_upsample_bicubic2d_aa_backward_out(result, go, out_size, in_size, ac, s(0), s(1))
+             : (void)(result = at::_upsample_bicubic2d_aa_backward(go, out_size, in_size, ac, s(0), s(1)));
+      break;
+  }
+  if (target.defined() && !direct) target.copy_(result);
+}
+
 void NativeBatchNormBackward(const View& grad_out, const View& input, const View& weight, const View& running_mean,
                              const View& running_var, const View& save_mean, const View& save_invstd, bool training,
                              double eps, const std::array<bool, 3>& output_mask, const View& grad_input,

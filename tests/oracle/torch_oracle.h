@@ -82,6 +82,20 @@ void UpsampleNearestBackward(NearestKind kind, const View& grad_out, const std::
                              const std::vector<int64_t>& input_size, const std::vector<double>& scales,
                              const View& grad_input);
 
+// --- the interpolating family: at::upsample_linear1d, upsample_bilinear2d, upsample_bicubic2d,
+// upsample_trilinear3d, _upsample_bilinear2d_aa, _upsample_bicubic2d_aa and their _backward
+// (CPU kernels). scales has one entry per spatial axis, each <= 0 passed as "not given";
+// outputs are written as UpsampleNearest does (torch's out= kernel when the layout is torch's
+// own, else a copy_; data == nullptr: computed and dropped). Which ATen kernel set runs
+// (TorchCpuCapability) decides torch's fp32 bits: the generic ("DEFAULT") build computes
+// a*b + c*d as written, the AVX2 build contracts it into fused multiply-adds.
+enum class InterpKind { kLinear, kBilinear, kBicubic, kTrilinear, kBilinearAA, kBicubicAA };
+void UpsampleInterp(InterpKind kind, const View& self, const std::vector<int64_t>& output_size, bool align_corners,
+                    const std::vector<double>& scales, const View& out);
+void UpsampleInterpBackward(InterpKind kind, const View& grad_out, const std::vector<int64_t>& output_size,
+                            const std::vector<int64_t>& input_size, bool align_corners,
+                            const std::vector<double>& scales, const View& grad_input);
+
 // --- at::native_batch_norm_backward (CPU kernel) ---
 // Optional per-channel tensors may have data == nullptr (passed to torch as undefined).
 // Outputs whose mask bit is false are not written (their View may be empty). Results are

@@ -9,10 +9,11 @@
 
 #include "core/soc_profile.h"
 #include "nearest_apis.h"
-#include "nearest_test_util.h"
+#include "support/upsample_test_util.h"
 #include "support/conformance_cases.h"
 
 namespace nearest_test {
+using namespace upsample_test;  // NOLINT: the family's shared test vocabulary
 namespace {
 
 using support::Json;

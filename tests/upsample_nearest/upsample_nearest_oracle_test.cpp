@@ -17,11 +17,12 @@
 #include <vector>
 
 #include "nearest_apis.h"
-#include "nearest_test_util.h"
+#include "support/upsample_test_util.h"
 #include "openaclnn/openaclnn_threads.h"
 #include "torch_oracle.h"
 
 namespace nearest_test {
+using namespace upsample_test;  // NOLINT: the family's shared test vocabulary
 namespace {
 
 constexpr uint8_t kMarker = 0xA5;

@@ -1,7 +1,6 @@
-// Shared by the nearest upsample family's tests: host tensors of rank 3 to 5 in any memory
-// layout (either format label, permuted strides, gaps, offsets, guard bytes), random
-// contents exact in their dtype, and the family's APIs behind one table so that every test
-// runs every API.
+// Shared by the upsample family's tests (nearest and interpolating kinds): host tensors of
+// rank 3 to 5 in any memory layout (either format label, permuted strides, gaps, offsets,
+// guard bytes), random contents exact in their dtype, and two-phase calls.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,7 +17,7 @@
 #include "acl/acl.h"
 #include "support/float_coding.h"
 
-namespace nearest_test {
+namespace upsample_test {
 
 // Runtime set up once per test binary.
 class RuntimeEnvironment : public ::testing::Environment {
@@ -237,4 +236,4 @@ inline aclnnStatus RunTwoPhase(const std::function<aclnnStatus(uint64_t*, aclOpE
   return status;
 }
 
-}  // namespace nearest_test
+}  // namespace upsample_test
