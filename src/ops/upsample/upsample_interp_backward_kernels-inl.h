@@ -27,6 +27,16 @@ namespace HWY_NAMESPACE {
 namespace interp {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Lanes of float64 from elements of T.
+template <class T>
+HWY_INLINE hn::Vec<DA<double>> LoadWideOf(DA<double> d, const T* HWY_RESTRICT p) {
+  if constexpr (std::is_same<T, double>::value) {
+    return hn::LoadU(d, p);
+  } else {
+    return LoadWide(d, p);
+  }
+}
+
 // dst[0, count) += w * src[0, count) in float64, src of T at unit stride.
 template <class T>
 HWY_INLINE void AddWeighted(double* HWY_RESTRICT dst, const T* HWY_RESTRICT src, double w, int64_t count) {
@@ -35,13 +45,7 @@ HWY_INLINE void AddWeighted(double* HWY_RESTRICT dst, const T* HWY_RESTRICT src,
   const auto vw = hn::Set(d, w);
   int64_t i = 0;
   for (; i + lanes <= count; i += lanes) {
-    hn::Vec<DA<double>> value;
-    if constexpr (std::is_same<T, double>::value) {
-      value = hn::LoadU(d, src + i);
-    } else {
-      value = LoadWide(d, src + i);
-    }
-    hn::StoreU(hn::Add(hn::LoadU(d, dst + i), hn::Mul(vw, value)), d, dst + i);
+    hn::StoreU(hn::Add(hn::LoadU(d, dst + i), hn::Mul(vw, LoadWideOf(d, src + i))), d, dst + i);
   }
   for (; i < count; ++i) dst[i] = dst[i] + w * static_cast<double>(ToStaged(src[i]));
 }
@@ -91,25 +95,44 @@ struct BackwardTask {
     cursor = reinterpret_cast<int64_t*>(sums + InterpPadded(plan.chunk_w * plan.channel_chunk));
   }
 
-  // acc[pixels p0 .. p1) = sum over the row's (od, oh) contributions of wd * wh * gradOut.
+  // acc[pixels p0 .. p1) = sum over the row's (od, oh) contributions of wd * wh * gradOut,
+  // from +0, in (od, oh) order. With unit-stride runs and up to kMaxRows contributions, each
+  // vector of acc is summed in a register over all of them (one store); else one pass each.
+  static constexpr int kMaxRows = 32;
   OA_KERNEL_HELPER void AccumulatePiece(int64_t id, int64_t ih, int64_t p0, int64_t p1) {
     const int64_t pixels = p1 - p0;
-    std::fill_n(acc, pixels * cn, 0.0);
     const auto& s = plan.grad_out_strides;
     const InterpAxisInverse& inverse_d = plan.inverse[0];
     const InterpAxisInverse& inverse_h = plan.inverse[1];
     const T* base = grad_out + n * s[0] + c0 * s[1] + p0 * s[4];
+    const T* rows_of[kMaxRows];
+    double weights[kMaxRows];
+    int count = 0;
+    bool fits = true;
+    for (int64_t kd = inverse_d.Begin(id); kd < inverse_d.End(id) && fits; ++kd) {
+      for (int64_t kh = inverse_h.Begin(ih); kh < inverse_h.End(ih); ++kh) {
+        if (count == kMaxRows) {
+          fits = false;
+          break;
+        }
+        weights[count] = inverse_d.Weight(kd) * inverse_h.Weight(kh);
+        rows_of[count++] = base + inverse_d.Output(kd) * s[2] + inverse_h.Output(kh) * s[3];
+      }
+    }
+    const bool runs = plan.channels_last ? s[1] == 1 && s[4] == cn : s[4] == 1 || pixels == 1;
+    if (fits && runs) return SumRows(rows_of, weights, count, pixels * cn);
+    std::fill_n(acc, pixels * cn, 0.0);
     for (int64_t kd = inverse_d.Begin(id); kd < inverse_d.End(id); ++kd) {
       for (int64_t kh = inverse_h.Begin(ih); kh < inverse_h.End(ih); ++kh) {
         const double w = inverse_d.Weight(kd) * inverse_h.Weight(kh);
         const T* row = base + inverse_d.Output(kd) * s[2] + inverse_h.Output(kh) * s[3];
         if (!plan.channels_last) {
-          if (s[4] == 1 || pixels == 1) {
+          if (runs) {
             AddWeighted(acc, row, w, pixels);
           } else {
             for (int64_t p = 0; p < pixels; ++p) acc[p] = acc[p] + w * static_cast<double>(ToStaged(row[p * s[4]]));
           }
-        } else if (s[1] == 1 && s[4] == cn) {
+        } else if (runs) {
           AddWeighted(acc, row, w, pixels * cn);
         } else {
           for (int64_t p = 0; p < pixels; ++p) {
@@ -126,6 +149,39 @@ struct BackwardTask {
     }
   }
 
+  // acc[0, count) = 0 + w[0] * rows[0][i] + w[1] * rows[1][i] + ... (contiguous rows).
+  OA_KERNEL_HELPER void SumRows(const T* const* rows_of, const double* weights, int rows, int64_t count) {
+    const DA<double> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    int64_t i = 0;
+    // Four vectors at a time: four independent add chains (one would wait on each add).
+    for (; i + 4 * lanes <= count; i += 4 * lanes) {
+      auto s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+      for (int r = 0; r < rows; ++r) {
+        const auto w = hn::Set(d, weights[r]);
+        const T* row = rows_of[r] + i;
+        s0 = hn::Add(s0, hn::Mul(w, LoadWideOf(d, row)));
+        s1 = hn::Add(s1, hn::Mul(w, LoadWideOf(d, row + lanes)));
+        s2 = hn::Add(s2, hn::Mul(w, LoadWideOf(d, row + 2 * lanes)));
+        s3 = hn::Add(s3, hn::Mul(w, LoadWideOf(d, row + 3 * lanes)));
+      }
+      hn::StoreU(s0, d, acc + i);
+      hn::StoreU(s1, d, acc + i + lanes);
+      hn::StoreU(s2, d, acc + i + 2 * lanes);
+      hn::StoreU(s3, d, acc + i + 3 * lanes);
+    }
+    for (; i + lanes <= count; i += lanes) {
+      auto sum = hn::Zero(d);
+      for (int r = 0; r < rows; ++r) sum = hn::Add(sum, hn::Mul(hn::Set(d, weights[r]), LoadWideOf(d, rows_of[r] + i)));
+      hn::StoreU(sum, d, acc + i);
+    }
+    for (; i < count; ++i) {
+      double sum = 0.0;
+      for (int r = 0; r < rows; ++r) sum = sum + weights[r] * static_cast<double>(ToStaged(rows_of[r][i]));
+      acc[i] = sum;
+    }
+  }
+
   // Each gradInput element of the chunk adds its W contributions that lie in [p0, p1).
   OA_KERNEL_HELPER void AddWContributions(int64_t p0, int64_t p1) {
     const InterpAxisInverse& inverse_w = plan.inverse[2];
@@ -135,20 +191,49 @@ struct BackwardTask {
       const int64_t end = inverse_w.End(iw0 + i);
       int64_t k = cursor[i];
       double* dst = sums + i * cn;
-      for (; k < end && inverse_w.Output(k) < p1; ++k) {
-        const double w = inverse_w.Weight(k);
-        const double* src = acc + (inverse_w.Output(k) - p0) * cn;
-        if (cn == 1) {
-          dst[0] = dst[0] + w * src[0];
-          continue;
-        }
-        const auto vw = hn::Set(d, w);
-        int64_t c = 0;
-        for (; c + lanes <= cn; c += lanes) {
-          hn::StoreU(hn::Add(hn::LoadU(d, dst + c), hn::Mul(vw, hn::LoadU(d, src + c))), d, dst + c);
-        }
-        for (; c < cn; ++c) dst[c] = dst[c] + w * src[c];
+      if (cn == 1) {  // one channel: a register sum (through memory, each add would wait on the last store)
+        const int32_t* outputs = inverse_w.outputs();
+        const double* weights = inverse_w.weights();
+        double sum = dst[0];
+        for (; k < end && outputs[k] < p1; ++k) sum = sum + weights[k] * acc[outputs[k] - p0];
+        dst[0] = sum;
+        cursor[i] = k;
+        continue;
       }
+      int64_t stop = k;  // this input's contributions in [p0, p1): [k, stop)
+      while (stop < end && inverse_w.Output(stop) < p1) ++stop;
+      if (stop == k) continue;
+      int64_t c = 0;
+      for (; c + 4 * lanes <= cn; c += 4 * lanes) {  // four vectors: four independent chains
+        auto s0 = hn::LoadU(d, dst + c), s1 = hn::LoadU(d, dst + c + lanes);
+        auto s2 = hn::LoadU(d, dst + c + 2 * lanes), s3 = hn::LoadU(d, dst + c + 3 * lanes);
+        for (int64_t j = k; j < stop; ++j) {
+          const auto w = hn::Set(d, inverse_w.Weight(j));
+          const double* src = acc + (inverse_w.Output(j) - p0) * cn + c;
+          s0 = hn::Add(s0, hn::Mul(w, hn::LoadU(d, src)));
+          s1 = hn::Add(s1, hn::Mul(w, hn::LoadU(d, src + lanes)));
+          s2 = hn::Add(s2, hn::Mul(w, hn::LoadU(d, src + 2 * lanes)));
+          s3 = hn::Add(s3, hn::Mul(w, hn::LoadU(d, src + 3 * lanes)));
+        }
+        hn::StoreU(s0, d, dst + c);
+        hn::StoreU(s1, d, dst + c + lanes);
+        hn::StoreU(s2, d, dst + c + 2 * lanes);
+        hn::StoreU(s3, d, dst + c + 3 * lanes);
+      }
+      for (; c + lanes <= cn; c += lanes) {  // each vector summed in a register over the contributions
+        auto sum = hn::LoadU(d, dst + c);
+        for (int64_t j = k; j < stop; ++j) {
+          sum = hn::Add(
+              sum, hn::Mul(hn::Set(d, inverse_w.Weight(j)), hn::LoadU(d, acc + (inverse_w.Output(j) - p0) * cn + c)));
+        }
+        hn::StoreU(sum, d, dst + c);
+      }
+      for (; c < cn; ++c) {
+        double sum = dst[c];
+        for (int64_t j = k; j < stop; ++j) sum = sum + inverse_w.Weight(j) * acc[(inverse_w.Output(j) - p0) * cn + c];
+        dst[c] = sum;
+      }
+      k = stop;
       cursor[i] = k;
     }
   }
@@ -183,12 +268,48 @@ struct BackwardTask {
     }
   }
 
+  // One channel, the chunk's contributions in one piece: gradInput vectors gather their W
+  // contributions from acc, contribution k of every lane at once (lanes with fewer masked),
+  // each lane from +0 in the scalar path's order.
+  OA_KERNEL_HELPER void AddWContributionsVector(int64_t p0) {
+    const DA<double> d;
+    const hn::Rebind<int32_t, DA<double>> di32;
+    const hn::RebindToSigned<DA<double>> di64;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto origin = hn::Set(di32, static_cast<int32_t>(p0));
+    // Lanes past the chunk (padding, or the next chunk's inputs) read acc[0 .. span) clamped
+    // and add nothing.
+    const auto last = hn::Set(di32, static_cast<int32_t>(std::max<int64_t>(0, ow_end - p0 - 1)));
+    for (int64_t i = 0; i < iwn; i += lanes) {  // the tables are padded: full vectors
+      const int64_t w = iw0 + i;
+      const auto inside = hn::FirstN(di64, static_cast<size_t>(iwn - i));
+      const auto count = hn::IfThenElseZero(inside, hn::PromoteTo(di64, hn::LoadU(di32, plan.w_count.data() + w)));
+      auto sum = hn::Zero(d);
+      for (int k = 0; k < plan.w_taps; ++k) {
+        const int64_t at = k * plan.w_stride + w;
+        const auto relative =
+            hn::Min(hn::Max(hn::Sub(hn::LoadU(di32, plan.w_output.data() + at), origin), hn::Zero(di32)), last);
+        const auto term =
+            hn::Mul(hn::LoadU(d, plan.w_weight.data() + at), hn::GatherIndex(d, acc, hn::PromoteTo(di64, relative)));
+        sum = hn::IfThenElse(hn::RebindMask(d, hn::Gt(count, hn::Set(di64, int64_t{k}))), hn::Add(sum, term), sum);
+      }
+      hn::StoreU(sum, d, sums + i);
+    }
+  }
+
   void Run() {
     const InterpAxisInverse& inverse_w = plan.inverse[2];
+    const bool vector_w = !plan.channels_last && plan.w_taps > 0 && ow_end - ow_lo <= plan.span_w;
     for (int64_t r = row0; r < row0 + rows; ++r) {
       const int64_t id = r / plan.in_size[1], ih = r % plan.in_size[1];
       if (plan.copy) {
         CopyRow(id, ih);
+        continue;
+      }
+      if (vector_w) {
+        if (ow_end > ow_lo) AccumulatePiece(id, ih, ow_lo, ow_end);
+        AddWContributionsVector(ow_lo);
+        StoreSums(id, ih);
         continue;
       }
       std::fill_n(sums, iwn * cn, 0.0);

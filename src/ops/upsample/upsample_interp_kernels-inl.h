@@ -52,6 +52,46 @@ HWY_INLINE void AddScaledRow(A* HWY_RESTRICT acc, const A* HWY_RESTRICT row, A w
   for (; i < n; ++i) acc[i] = acc[i] + row[i] * w;
 }
 
+// One pass of a whole H or D tap sum: acc[i] = rows[0][i] * w[0] + rows[1][i] * w[1] + ...,
+// left to right, for up to kMaxFusedTaps rows that are all resident; CombineStore writes the
+// sums rounded to T instead (a contiguous output row).
+constexpr int kMaxFusedTaps = 8;
+template <class A>
+HWY_INLINE hn::Vec<DA<A>> CombineVector(const A* const* rows, const A* w, int taps, int64_t i) {
+  const DA<A> d;
+  auto sum = hn::Mul(hn::LoadU(d, rows[0] + i), hn::Set(d, w[0]));
+  for (int j = 1; j < taps; ++j) sum = hn::Add(sum, hn::Mul(hn::LoadU(d, rows[j] + i), hn::Set(d, w[j])));
+  return sum;
+}
+template <class A>
+HWY_INLINE A CombineScalar(const A* const* rows, const A* w, int taps, int64_t i) {
+  A sum = rows[0][i] * w[0];
+  for (int j = 1; j < taps; ++j) sum = sum + rows[j][i] * w[j];
+  return sum;
+}
+template <class A>
+HWY_INLINE void CombineRows(const A* const* rows, const A* w, int taps, int64_t n, A* HWY_RESTRICT acc) {
+  const DA<A> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(CombineVector(rows, w, taps, i), d, acc + i);
+  for (; i < n; ++i) acc[i] = CombineScalar(rows, w, taps, i);
+}
+template <class T, class A>
+HWY_INLINE void CombineStore(const A* const* rows, const A* w, int taps, int64_t n, T* HWY_RESTRICT dst) {
+  const DA<A> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    if constexpr (std::is_same<A, T>::value) {
+      hn::StoreU(CombineVector(rows, w, taps, i), d, dst + i);
+    } else {
+      StoreNarrow(CombineVector(rows, w, taps, i), d, dst + i);
+    }
+  }
+  for (; i < n; ++i) StoreScalar(CombineScalar(rows, w, taps, i), dst + i);
+}
+
 // Gathers staged[index[lane]] as accumulators (16-bit data: float lanes, widened).
 template <class DAcc, class VI>
 HWY_INLINE hn::Vec<DAcc> GatherAccum(DAcc d, const float* HWY_RESTRICT staged, VI index) {
@@ -78,6 +118,51 @@ HWY_INLINE hn::Vec<DAcc> LoadWeights(DAcc d, const float* HWY_RESTRICT w) {
 template <class DAcc>
 HWY_INLINE hn::Vec<DAcc> LoadWeights(DAcc d, const double* HWY_RESTRICT w) {
   return hn::LoadU(d, w);
+}
+
+// A vector of consecutive staged values as accumulators, and lanes of it picked by relative
+// indices (each < the lane count): the W pass of a chunk whose taps all fall in one window.
+template <class DAcc>
+HWY_INLINE hn::Vec<DAcc> LoadWindow(DAcc d, const float* HWY_RESTRICT staged) {
+  if constexpr (std::is_same<hn::TFromD<DAcc>, float>::value) {
+    return hn::LoadU(d, staged);
+  } else {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, DAcc>(), staged));
+  }
+}
+template <class DAcc>
+HWY_INLINE hn::Vec<DAcc> LoadWindow(DAcc d, const double* HWY_RESTRICT staged) {
+  return hn::LoadU(d, staged);
+}
+template <class DAcc, class VI>
+HWY_INLINE hn::Vec<DAcc> PickLanes(DAcc d, hn::Vec<DAcc> window, VI relative) {
+  if constexpr (sizeof(hn::TFromD<DAcc>) == 4) {
+    return hn::TableLookupLanes(window, hn::IndicesFromVec(d, relative));
+  } else {
+    const hn::RebindToSigned<DAcc> di64;
+    return hn::TableLookupLanes(window, hn::IndicesFromVec(d, hn::PromoteTo(di64, relative)));
+  }
+}
+
+// A vector of accumulators stored rounded to T.
+template <class DAcc, class T>
+HWY_INLINE void StoreAccum(hn::Vec<DAcc> v, DAcc d, T* HWY_RESTRICT p) {
+  if constexpr (std::is_same<hn::TFromD<DAcc>, T>::value) {
+    hn::StoreU(v, d, p);
+  } else {
+    StoreNarrow(v, d, p);
+  }
+}
+
+// Lanes of accumulators from elements of U (staged values or the input's own type).
+template <class DAcc, class U>
+HWY_INLINE hn::Vec<DAcc> LoadAccum(DAcc d, const U* HWY_RESTRICT p) {
+  using A = hn::TFromD<DAcc>;
+  if constexpr (std::is_same<U, A>::value) {
+    return hn::LoadU(d, p);
+  } else {
+    return hn::PromoteTo(d, LoadAsFloat(hn::Rebind<float, DAcc>(), p));
+  }
 }
 
 // Lanes whose output has more than j taps (AA maps: the counts vary).
@@ -183,7 +268,8 @@ struct ForwardTask {
   }
 
   // The W pass of a staged row into acc (row_elems accumulators).
-  OA_KERNEL_HELPER void WPassStaged(A* HWY_RESTRICT acc) const {
+  // direct: the output row itself (contiguous), written rounded instead of acc.
+  OA_KERNEL_HELPER void WPassStaged(A* HWY_RESTRICT acc, T* HWY_RESTRICT direct = nullptr) const {
     const int64_t stride = plan.w_stride;
     const int32_t* index = plan.w_index.data() + ow0;
     const W* weight = w_weight + ow0;
@@ -193,55 +279,105 @@ struct ForwardTask {
       const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
       const auto base = hn::Set(di, static_cast<int32_t>(lo));
       const bool counted = !plan.w_count.empty();
+      const InterpAxisMap& axis_w = plan.axes[2];
+      const int64_t last_output = plan.out_size[2] - 1;
       for (int64_t o = 0; o < own; o += lanes) {  // the tables are padded past the row: full vectors
-        auto sum = hn::Mul(GatherAccum(d, stage, hn::Sub(hn::LoadU(di, index + o), base)), LoadWeights(d, weight + o));
-        if (counted) {
-          const int32_t* count = plan.w_count.data() + ow0 + o;
+        // Upsampling: the chunk's taps read inside one vector of the staged row (which is
+        // padded by a vector), so one load and a lane permutation per tap replace gathers.
+        const int64_t first = axis_w.First(ow0 + o);
+        const int64_t top = axis_w.Last(std::min(ow0 + o + lanes - 1, last_output));
+        hn::Vec<DA<A>> sum;
+        if (top - first < lanes) {
+          const auto window = LoadWindow(d, stage + (first - lo));
+          const auto origin = hn::Set(di, static_cast<int32_t>(first));
+          const auto tap = [&](int j) {
+            return hn::Mul(PickLanes(d, window, hn::Sub(hn::LoadU(di, index + j * stride + o), origin)),
+                           LoadWeights(d, weight + j * stride + o));
+          };
+          sum = tap(0);
           for (int j = 1; j < plan.w_taps; ++j) {
-            const auto term = hn::Mul(GatherAccum(d, stage, hn::Sub(hn::LoadU(di, index + j * stride + o), base)),
-                                      LoadWeights(d, weight + j * stride + o));
-            sum = hn::IfThenElse(TapLive(d, count, j), hn::Add(sum, term), sum);
+            sum = counted ? hn::IfThenElse(TapLive(d, plan.w_count.data() + ow0 + o, j), hn::Add(sum, tap(j)), sum)
+                          : hn::Add(sum, tap(j));
           }
         } else {
+          const auto tap = [&](int j) {
+            return hn::Mul(GatherAccum(d, stage, hn::Sub(hn::LoadU(di, index + j * stride + o), base)),
+                           LoadWeights(d, weight + j * stride + o));
+          };
+          sum = tap(0);
           for (int j = 1; j < plan.w_taps; ++j) {
-            sum = hn::Add(sum, hn::Mul(GatherAccum(d, stage, hn::Sub(hn::LoadU(di, index + j * stride + o), base)),
-                                       LoadWeights(d, weight + j * stride + o)));
+            sum = counted ? hn::IfThenElse(TapLive(d, plan.w_count.data() + ow0 + o, j), hn::Add(sum, tap(j)), sum)
+                          : hn::Add(sum, tap(j));
           }
         }
-        hn::StoreU(sum, d, acc + o);
+        if (direct == nullptr) {
+          hn::StoreU(sum, d, acc + o);
+        } else if (o + lanes <= own) {
+          StoreAccum(sum, d, direct + o);
+        } else {  // the row's last, partial vector
+          HWY_ALIGN A tail[hn::MaxLanes(d)];
+          hn::Store(sum, d, tail);
+          for (int64_t i = 0; i < own - o; ++i) StoreScalar(tail[i], direct + o + i);
+        }
       }
       return;
     }
-    // Channels-last: each tap is a contiguous run of cn staged channels.
+    WPassPixels(stage, cn, acc);
+  }
+
+  // The channels-last W pass: output pixel o sums its taps' runs of cn channels, the input
+  // pixel of tap j at base + (index - lo) * pixel_stride (staged values or the input itself).
+  template <class U>
+  OA_KERNEL_HELPER void WPassPixels(const U* HWY_RESTRICT base, int64_t pixel_stride, A* HWY_RESTRICT acc) const {
+    const DA<A> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const int64_t stride = plan.w_stride;
+    const int32_t* index = plan.w_index.data() + ow0;
+    const W* weight = w_weight + ow0;
     for (int64_t o = 0; o < own; ++o) {
       const int taps = plan.w_count.empty() ? plan.w_taps : plan.w_count[ow0 + o];
       A* HWY_RESTRICT dst = acc + o * cn;
-      ScaleStaged(dst, stage + (index[o] - lo) * cn, static_cast<A>(weight[o]), cn, /*add=*/false);
+      if (taps <= kMaxFusedTaps) {
+        const U* pixel[kMaxFusedTaps];
+        A w[kMaxFusedTaps];
+        for (int j = 0; j < taps; ++j) {
+          pixel[j] = base + (index[j * stride + o] - lo) * pixel_stride;
+          w[j] = static_cast<A>(weight[j * stride + o]);
+        }
+        int64_t c = 0;
+        for (; c + lanes <= cn; c += lanes) {
+          auto sum = hn::Mul(LoadAccum(d, pixel[0] + c), hn::Set(d, w[0]));
+          for (int j = 1; j < taps; ++j) sum = hn::Add(sum, hn::Mul(LoadAccum(d, pixel[j] + c), hn::Set(d, w[j])));
+          hn::StoreU(sum, d, dst + c);
+        }
+        for (; c < cn; ++c) {
+          A sum = static_cast<A>(ToStaged(pixel[0][c])) * w[0];
+          for (int j = 1; j < taps; ++j) sum = sum + static_cast<A>(ToStaged(pixel[j][c])) * w[j];
+          dst[c] = sum;
+        }
+        continue;
+      }
+      ScaleStaged(dst, base + (index[o] - lo) * pixel_stride, static_cast<A>(weight[o]), cn, /*add=*/false);
       for (int j = 1; j < taps; ++j) {
-        ScaleStaged(dst, stage + (index[j * stride + o] - lo) * cn, static_cast<A>(weight[j * stride + o]), cn,
+        ScaleStaged(dst, base + (index[j * stride + o] - lo) * pixel_stride, static_cast<A>(weight[j * stride + o]), cn,
                     /*add=*/true);
       }
     }
   }
 
   // dst = src * w (add: dst + src * w) over cn staged values.
-  static HWY_INLINE void ScaleStaged(A* HWY_RESTRICT dst, const S* HWY_RESTRICT src, A w, int64_t count, bool add) {
+  template <class U>
+  static HWY_INLINE void ScaleStaged(A* HWY_RESTRICT dst, const U* HWY_RESTRICT src, A w, int64_t count, bool add) {
     const DA<A> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const auto vw = hn::Set(d, w);
     int64_t i = 0;
     for (; i + lanes <= count; i += lanes) {
-      hn::Vec<DA<A>> value;
-      if constexpr (std::is_same<A, S>::value) {
-        value = hn::LoadU(d, src + i);
-      } else {
-        value = hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, DA<A>>(), src + i));
-      }
-      const auto term = hn::Mul(value, vw);
+      const auto term = hn::Mul(LoadAccum(d, src + i), vw);
       hn::StoreU(add ? hn::Add(hn::LoadU(d, dst + i), term) : term, d, dst + i);
     }
     for (; i < count; ++i) {
-      const A term = static_cast<A>(src[i]) * w;
+      const A term = static_cast<A>(ToStaged(src[i])) * w;
       dst[i] = add ? dst[i] + term : term;
     }
   }
@@ -272,7 +408,9 @@ struct ForwardTask {
     A* row = rows + slot * slot_elems;
     if (row_tags[slot] == key) return row;
     const T* src = InputRow(id, ih);
-    if (plan.staged) {
+    if (plan.channels_last && (plan.in_strides[1] == 1 || cn == 1)) {
+      WPassPixels(src, plan.in_strides[4], row);  // the channels are contiguous runs in the input already
+    } else if (plan.staged) {
       StageRow(src);
       WPassStaged(row);
     } else {
@@ -282,10 +420,31 @@ struct ForwardTask {
     return row;
   }
 
+  // The rows (or blocks) of an output's taps, when all of them fit their ring at once (then
+  // each tap's row stays put while the others are fetched) and there are few enough.
+  template <class Fetch>
+  bool Resident(const InterpAxisMap& axis, int64_t o, int64_t ring, Fetch fetch, const A** rows, A* weights) {
+    const int taps = axis.Count(o);
+    if (taps > kMaxFusedTaps || axis.MaxSpan() > ring) return false;
+    const int32_t* index = axis.IndexRow(o);
+    const double* weight = axis.WeightRow(o);
+    for (int j = 0; j < taps; ++j) {
+      rows[j] = fetch(index[j]);
+      weights[j] = static_cast<A>(weight[j]);
+    }
+    return true;
+  }
+
   // acc = the H pass of output row oh over W-passed rows of input depth id.
   void HPass(int64_t id, int64_t oh, A* HWY_RESTRICT acc) {
     const InterpAxisMap& axis_h = plan.axes[1];
-    const int taps = axis_h.Count(oh);
+    const A* tap_rows[kMaxFusedTaps];
+    A tap_weights[kMaxFusedTaps];
+    if (Resident(
+            axis_h, oh, plan.ring_rows, [&](int64_t ih) { return Row(id, ih); }, tap_rows, tap_weights)) {
+      return CombineRows(tap_rows, tap_weights, axis_h.Count(oh), row_elems, acc);
+    }
+    const int taps = axis_h.Count(oh);  // more taps than the ring holds: one pass per tap
     const int32_t* index = axis_h.IndexRow(oh);
     const double* weight = axis_h.WeightRow(oh);
     ScaleRow(acc, Row(id, index[0]), static_cast<A>(weight[0]), row_elems);
@@ -302,10 +461,37 @@ struct ForwardTask {
     return block;
   }
 
+  // Output row (od, oh) of this task, and whether it is one contiguous run.
+  T* OutputRow(int64_t od, int64_t oh) const {
+    const auto& s = plan.out_strides;
+    return output + n * s[0] + c0 * s[1] + od * s[2] + oh * s[3] + ow0 * s[4];
+  }
+  bool ContiguousRows() const {
+    const auto& s = plan.out_strides;
+    return plan.channels_last ? (s[1] == 1 || cn == 1) && (s[4] == cn || own == 1) : (s[4] == 1 || own == 1);
+  }
+
+  // The final tap sum of output row (od, oh), written to it: in one pass when its taps are
+  // resident and the row is contiguous, else through out_row.
+  template <class Fetch>
+  void FinalRow(const InterpAxisMap& axis, int64_t o, int64_t ring, int64_t od, int64_t oh, Fetch fetch) {
+    const A* tap_rows[kMaxFusedTaps];
+    A tap_weights[kMaxFusedTaps];
+    if (ContiguousRows() && Resident(axis, o, ring, fetch, tap_rows, tap_weights)) {
+      return CombineStore(tap_rows, tap_weights, axis.Count(o), row_elems, OutputRow(od, oh));
+    }
+    const int taps = axis.Count(o);
+    const int32_t* index = axis.IndexRow(o);
+    const double* weight = axis.WeightRow(o);
+    ScaleRow(out_row, fetch(index[0]), static_cast<A>(weight[0]), row_elems);
+    for (int j = 1; j < taps; ++j) AddScaledRow(out_row, fetch(index[j]), static_cast<A>(weight[j]), row_elems);
+    StoreRow(od, oh, out_row);
+  }
+
   // Stores out_row to output row (od, oh).
   OA_KERNEL_HELPER void StoreRow(int64_t od, int64_t oh, const A* HWY_RESTRICT row) const {
     const auto& s = plan.out_strides;
-    T* dst = output + n * s[0] + c0 * s[1] + od * s[2] + oh * s[3] + ow0 * s[4];
+    T* dst = OutputRow(od, oh);
     if (!plan.channels_last) {
       if (s[4] == 1 || own == 1) return StoreContiguous(row, own, dst);
       for (int64_t o = 0; o < own; ++o) StoreScalar(row[o], dst + o * s[4]);
@@ -322,31 +508,122 @@ struct ForwardTask {
     }
   }
 
+  // Channels-last with contiguous channels in both tensors, linear or cubic taps: each output
+  // pixel's nested sum straight from the input pixels (vectors over the channels, the tap
+  // counts compile-time constants), no rings. A pixel's W and H sums are recomputed for each
+  // output that reads them, the same operations in the same order as the ring path: the
+  // same bits.
+  template <int kTaps>
+  struct Taps {
+    int64_t offset[kTaps];
+    A weight[kTaps];
+    void Of(const InterpAxisMap& axis, int64_t o, int64_t stride) {
+      for (int j = 0; j < kTaps; ++j) {
+        offset[j] = axis.Index(o, j) * stride;
+        weight[j] = static_cast<A>(axis.Weight(o, j));
+      }
+    }
+  };
+  // The nested sum over the last kLevels axes of taps[0] (D), taps[1] (H), taps[2] (W).
+  template <int kLevels, int kTaps>
+  static HWY_INLINE hn::Vec<DA<A>> Nested(const T* HWY_RESTRICT at, const Taps<kTaps>* taps, int64_t c) {
+    const DA<A> d;
+    const Taps<kTaps>& axis = taps[3 - kLevels];
+    if constexpr (kLevels == 1) {
+      auto sum = hn::Mul(LoadAccum(d, at + axis.offset[0] + c), hn::Set(d, axis.weight[0]));
+      for (int j = 1; j < kTaps; ++j)
+        sum = hn::Add(sum, hn::Mul(LoadAccum(d, at + axis.offset[j] + c), hn::Set(d, axis.weight[j])));
+      return sum;
+    } else {
+      auto sum = hn::Mul(Nested<kLevels - 1>(at + axis.offset[0], taps, c), hn::Set(d, axis.weight[0]));
+      for (int j = 1; j < kTaps; ++j)
+        sum = hn::Add(sum, hn::Mul(Nested<kLevels - 1>(at + axis.offset[j], taps, c), hn::Set(d, axis.weight[j])));
+      return sum;
+    }
+  }
+  template <int kLevels, int kTaps>
+  static HWY_INLINE A NestedScalar(const T* at, const Taps<kTaps>* taps, int64_t c) {
+    const Taps<kTaps>& axis = taps[3 - kLevels];
+    A sum;
+    if constexpr (kLevels == 1) {
+      sum = static_cast<A>(ToStaged(at[axis.offset[0] + c])) * axis.weight[0];
+      for (int j = 1; j < kTaps; ++j) sum = sum + static_cast<A>(ToStaged(at[axis.offset[j] + c])) * axis.weight[j];
+    } else {
+      sum = NestedScalar<kLevels - 1>(at + axis.offset[0], taps, c) * axis.weight[0];
+      for (int j = 1; j < kTaps; ++j)
+        sum = sum + NestedScalar<kLevels - 1>(at + axis.offset[j], taps, c) * axis.weight[j];
+    }
+    return sum;
+  }
+
+  // Which direct kernel applies: 0 none, else its tap count.
+  int DirectTaps() const {
+    if (!plan.channels_last || plan.in_strides[1] != 1 || plan.out_strides[1] != 1) return 0;
+    const InterpKind kind = plan.axes[2].spec().kind;
+    return kind == InterpKind::kLinear ? 2 : kind == InterpKind::kCubic ? 4 : 0;
+  }
+
+  template <int kLevels, int kTaps>
+  void RunDirect() {
+    const DA<A> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto& si = plan.in_strides;
+    const T* batch = input + n * si[0] + c0 * si[1];
+    Taps<kTaps> taps[3] = {};
+    for (int64_t od = 0; od < plan.out_size[0]; ++od) {
+      if (kLevels == 3) taps[0].Of(plan.axes[0], od, si[2]);
+      for (int64_t oh = oh0; oh < oh0 + ohn; ++oh) {
+        if (kLevels >= 2) taps[1].Of(plan.axes[1], oh, si[3]);
+        T* row = OutputRow(od, oh);
+        for (int64_t o = 0; o < own; ++o) {
+          taps[2].Of(plan.axes[2], ow0 + o, si[4]);
+          T* pixel = row + o * plan.out_strides[4];
+          int64_t c = 0;
+          for (; c + lanes <= cn; c += lanes) StoreAccum(Nested<kLevels, kTaps>(batch, taps, c), d, pixel + c);
+          for (; c < cn; ++c) StoreScalar(NestedScalar<kLevels, kTaps>(batch, taps, c), pixel + c);
+        }
+      }
+    }
+  }
+
+  bool TryDirect() {
+    const int taps = DirectTaps();
+    if (taps == 2) {
+      if (plan.levels == 1) RunDirect<1, 2>();
+      if (plan.levels == 2) RunDirect<2, 2>();
+      if (plan.levels == 3) RunDirect<3, 2>();
+      return true;
+    }
+    if (taps == 4 && plan.levels == 2) {
+      RunDirect<2, 4>();
+      return true;
+    }
+    return false;
+  }
+
   void Run() {
+    if (TryDirect()) return;
     if (plan.levels == 1) {
-      StoreRow(0, 0, Row(0, 0));
+      if (plan.staged && !plan.channels_last && ContiguousRows()) {
+        StageRow(InputRow(0, 0));
+        WPassStaged(out_row, OutputRow(0, 0));  // straight into the output row
+      } else {
+        StoreRow(0, 0, Row(0, 0));
+      }
       return;
     }
     if (plan.levels == 2) {
       for (int64_t r = 0; r < ohn; ++r) {
-        HPass(0, oh0 + r, out_row);
-        StoreRow(0, oh0 + r, out_row);
+        FinalRow(plan.axes[1], oh0 + r, plan.ring_rows, 0, oh0 + r, [&](int64_t ih) { return Row(0, ih); });
       }
       return;
     }
-    const InterpAxisMap& axis_d = plan.axes[0];
     for (int64_t od = 0; od < plan.out_size[0]; ++od) {
-      const int taps = axis_d.Count(od);
-      const int32_t* index = axis_d.IndexRow(od);
-      const double* weight = axis_d.WeightRow(od);
       for (int64_t r = 0; r < ohn; ++r) {
-        // Each tap's block is fetched per row: a later tap may evict an earlier one (more
-        // taps than ring slots), which is then recomputed, the same values.
-        ScaleRow(out_row, Block(index[0]) + r * slot_elems, static_cast<A>(weight[0]), row_elems);
-        for (int j = 1; j < taps; ++j) {
-          AddScaledRow(out_row, Block(index[j]) + r * slot_elems, static_cast<A>(weight[j]), row_elems);
-        }
-        StoreRow(od, oh0 + r, out_row);
+        // Each tap's block is fetched per row: with more taps than ring slots a later tap may
+        // evict an earlier one, which is then recomputed, the same values.
+        FinalRow(plan.axes[0], od, plan.ring_blocks, od, oh0 + r,
+                 [&](int64_t id) { return Block(id) + r * slot_elems; });
       }
     }
   }

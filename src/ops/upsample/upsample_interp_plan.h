@@ -93,7 +93,7 @@ inline InterpScratchLayout ForwardScratchLayout(const UpsampleInterpPlan& plan, 
                                                 int64_t staged_bytes) {
   InterpScratchLayout layout;
   layout.slot_elements = InterpPadded(plan.chunk_w * plan.channel_chunk);
-  layout.rows = InterpPadded(plan.stage_floats) * staged_bytes;
+  layout.rows = (InterpPadded(plan.stage_floats) + kInterpTablePad) * staged_bytes;  // a vector past the span
   layout.blocks = layout.rows + plan.ring_rows * layout.slot_elements * accum_bytes;
   const int64_t block_slots = plan.levels == 3 ? plan.ring_blocks * plan.block_rows : 0;
   layout.out_row = layout.blocks + block_slots * layout.slot_elements * accum_bytes;
@@ -126,6 +126,14 @@ struct UpsampleInterpBackwardPlan {
   std::array<InterpAxisInverse, 3> inverse;
 
   bool copy = false;           // gradInput = gradOut (bicubic with every size unchanged, as PyTorch)
+  // The W contributions tap-major for vector code (one channel rows): contribution k of input w
+  // is gradOut pixel w_output[k * w_stride + w] with weight w_weight[...]; input w has
+  // w_count[w] of them (padding: a valid pixel, weight 0, masked).
+  int w_taps = 0;
+  int64_t w_stride = 0;
+  std::vector<int32_t> w_output;
+  std::vector<double> w_weight;
+  std::vector<int32_t> w_count;
   bool channels_last = false;  // rows of chunk_w pixels of channel_chunk channels
   int64_t chunk_w = 0;         // gradInput elements (pixels) per chunk
   int64_t channel_chunk = 1;

@@ -133,6 +133,67 @@ void SizeForwardRows(UpsampleInterpPlan* plan) {
   }
 }
 
+// The W contributions of every input, tap-major (see the plan).
+void BuildBackwardWTables(UpsampleInterpBackwardPlan* plan) {
+  const InterpAxisInverse& inverse = plan->inverse[2];
+  const int64_t in_w = inverse.in_size();
+  plan->w_taps = static_cast<int>(std::max<int64_t>(1, inverse.MaxCount()));
+  plan->w_stride = InterpPadded(in_w);
+  const size_t entries = static_cast<size_t>(plan->w_taps * plan->w_stride);
+  plan->w_output.assign(entries, 0);
+  plan->w_weight.assign(entries, 0.0);
+  plan->w_count.assign(static_cast<size_t>(plan->w_stride), 0);
+  for (int64_t i = 0; i < plan->w_stride; ++i) {
+    const int64_t source = std::min(i, in_w - 1);
+    const int64_t begin = inverse.Begin(source), count = i < in_w ? inverse.End(source) - begin : 0;
+    // Padding reads a pixel of the row the chunk reads anyway (weight 0, masked).
+    const int32_t valid = count > 0                                     ? inverse.Output(begin)
+                          : inverse.Begin(source) < inverse.End(source) ? inverse.Output(begin)
+                                                                        : 0;
+    for (int k = 0; k < plan->w_taps; ++k) {
+      const size_t at = static_cast<size_t>(k * plan->w_stride + i);
+      plan->w_output[at] = k < count ? inverse.Output(begin + k) : valid;
+      plan->w_weight[at] = k < count ? inverse.Weight(begin + k) : 0.0;
+    }
+    plan->w_count[i] = static_cast<int32_t>(count);
+  }
+  plan->table_bytes +=
+      static_cast<int64_t>(entries * (sizeof(int32_t) + sizeof(double)) + plan->w_count.size() * sizeof(int32_t));
+}
+
+// The most gradOut pixels the inputs of one W chunk of `chunk_w` receive from.
+int64_t MaxChunkReach(const InterpAxisInverse& inverse, int64_t chunk_w) {
+  int64_t reach = 1;
+  for (int64_t i0 = 0; i0 < inverse.in_size(); i0 += chunk_w) {
+    int64_t first = -1, last = -1;
+    for (int64_t i = i0; i < std::min(i0 + chunk_w, inverse.in_size()); ++i) {
+      if (inverse.Begin(i) == inverse.End(i)) continue;
+      if (first < 0) first = inverse.FirstOutput(i);
+      last = inverse.LastOutput(i);
+    }
+    if (first >= 0) reach = std::max(reach, last - first + 1);
+  }
+  return reach;
+}
+
+// Chunks whose whole reach is one piece when that fits the scratch (narrower chunks first,
+// then fewer channels); else pieces of the reach.
+void SizeBackwardChunks(UpsampleInterpBackwardPlan* plan) {
+  plan->chunk_w = plan->in_size[2];
+  for (;;) {
+    plan->span_w = MaxChunkReach(plan->inverse[2], plan->chunk_w);
+    if (BackwardScratchBytes(*plan) <= kInterpScratchBytes) return;
+    if (plan->chunk_w > 1) {
+      plan->chunk_w = CeilDiv(plan->chunk_w, 2);
+    } else if (plan->channel_chunk > 1) {
+      plan->channel_chunk = CeilDiv(plan->channel_chunk, 2);
+    } else {
+      break;
+    }
+  }
+  while (BackwardScratchBytes(*plan) > kInterpScratchBytes && plan->span_w > 1) plan->span_w = CeilDiv(plan->span_w, 2);
+}
+
 int ThreadsFor(int64_t tasks, int64_t moved_elements) {
   const int64_t useful = std::max<int64_t>(1, moved_elements / kMinElementsPerThread);
   return static_cast<int>(std::min<int64_t>({NumThreads(), useful, tasks}));
@@ -281,20 +342,9 @@ std::unique_ptr<aclOpExecutor> MakeInterpBackwardExecutor(const char* api, const
       plan.copy = plan.copy && plan.in_size[k] == plan.out_size[k];
     }
     plan.channels_last = ChannelsLastRows(go, gi);
+    if (!plan.channels_last) BuildBackwardWTables(&plan);
     plan.channel_chunk = plan.channels_last ? plan.channels : 1;
-    plan.chunk_w = plan.in_size[2];
-    plan.span_w = plan.out_size[2];
-    while (BackwardScratchBytes(plan) > kInterpScratchBytes) {
-      if (plan.span_w > 64 || (plan.span_w > 1 && plan.chunk_w == 1 && plan.channel_chunk == 1)) {
-        plan.span_w = CeilDiv(plan.span_w, 2);
-      } else if (plan.chunk_w > 1) {
-        plan.chunk_w = CeilDiv(plan.chunk_w, 2);
-      } else if (plan.channel_chunk > 1) {
-        plan.channel_chunk = CeilDiv(plan.channel_chunk, 2);
-      } else {
-        break;
-      }
-    }
+    SizeBackwardChunks(&plan);
     plan.outer = plan.batch * (plan.channels_last ? CeilDiv(plan.channels, plan.channel_chunk) : plan.channels);
     plan.w_chunks = CeilDiv(plan.in_size[2], plan.chunk_w);
     const int64_t total_rows = plan.in_size[0] * plan.in_size[1];
