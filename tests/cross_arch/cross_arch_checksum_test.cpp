@@ -39,6 +39,7 @@
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
 #include "core/simd.h"
 #include "core/thread_pool.h"
+#include "upsample_interp/interp_apis.h"
 
 namespace {
 
@@ -320,6 +321,54 @@ std::vector<Problem> Problems() {
              if (!RunPlanned(planned, workspace, executor, aclnnUpsampleNearestExact3dBackward, stream)) return 0;
              return HashOutputs({grad_input.get()});
            }});
+    }
+  }
+
+  // The interpolating upsample family, every API: a planar problem (up 1.6-2x, down 2x for
+  // the anti-aliased kinds, big enough for 3 threads) and a channels-last one with 19
+  // channels (vector tails) and align_corners, in each 16/32-bit dtype the API takes.
+  for (const interp_test::InterpApi& api : interp_test::InterpApis()) {
+    const bool aa = api.kind == oracle::InterpKind::kBilinearAA || api.kind == oracle::InterpKind::kBicubicAA;
+    for (const bool channels_last : {false, true}) {
+      std::vector<int64_t> small = {2, channels_last ? 19 : 4}, large = small;  // logical [N, C, spatial...]
+      const int64_t ins[3] = {5, 24, 40}, outs[3] = {9, 41, 67};
+      for (int k = 3 - api.spatial; k < 3; ++k) {
+        small.push_back(aa ? outs[k] : ins[k]);
+        large.push_back(aa ? ins[k] * 2 : outs[k]);
+      }
+      if (aa && !api.backward) std::swap(small, large);  // the AA forwards shrink
+      if (aa && api.backward) {
+        for (size_t k = 2; k < small.size(); ++k) std::swap(small[k], large[k]);  // the forward shrank
+      }
+      for (Type type : types) {
+        const aclDataType acl_type = AclType(type);
+        bool accepted = false;
+        for (aclDataType t : api.dtypes) accepted = accepted || t == acl_type;
+        if (!accepted) continue;
+        problems.push_back(
+            {api.name.substr(5) + (channels_last ? ".channels_last." : ".planar.") + TypeName(type),
+             [&api, small, large, channels_last, type](aclrtStream stream) -> uint64_t {
+               // Channels-last memory under the API's channels-first label ([N, C, spatial...] view).
+               const std::vector<int64_t>& in_dims = api.backward ? large : small;
+               const std::vector<int64_t>& out_dims = api.backward ? small : large;
+               auto in = Make(type, in_dims, 37, api.format, channels_last);
+               auto out = MakeOutput(type, out_dims, api.format, channels_last);
+               const std::vector<int64_t> output_size(large.begin() + 2, large.end());
+               aclIntArray* size = aclCreateIntArray(output_size.data(), output_size.size());
+               aclIntArray* input_size = aclCreateIntArray(small.data(), small.size());
+               const double scales[3] = {api.absent_scale, api.absent_scale, api.absent_scale};
+               uint64_t workspace = 0;
+               aclOpExecutor* executor = nullptr;
+               const aclnnStatus planned =
+                   api.backward ? api.backward_phase1(in->get(), size, input_size, channels_last, scales, out->get(),
+                                                      &workspace, &executor)
+                                : api.forward(in->get(), size, channels_last, scales, out->get(), &workspace, &executor);
+               aclDestroyIntArray(size);
+               aclDestroyIntArray(input_size);
+               if (!RunPlanned(planned, workspace, executor, api.phase2, stream)) return 0;
+               return HashOutputs({out.get()});
+             }});
+      }
     }
   }
 
