@@ -6,7 +6,8 @@
 # CI: it has no network):
 #   scripts/run-upstream-examples.sh --ops-nn DIR --ops-cv DIR [--asan] [--build build/release] [SOC...]
 # DIR is a git directory or work tree (`fetch github:hicann/ops-nn` leaves one). Prints one
-# line per example and profile and exits non-zero if any example fails to build or run.
+# line per example and profile (with its output's last line) and exits non-zero if any
+# example fails to build or run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ops_nn="" ops_cv="" asan=0 build="$root/build/release" socs=()
@@ -48,6 +49,19 @@ examples=(
   "cv:image/upsample_nearest/examples/test_aclnn_upsample_nearest_exact2d_uint8.cpp"
   "cv:image/upsample_nearest_exact2d_grad/examples/test_aclnn_upsample_nearest_exact1d_backward.cpp"
   "cv:image/upsample_nearest_exact2d_grad/examples/test_aclnn_upsample_nearest_exact2d_grad.cpp"
+  "cv:image/upsample_linear1d/examples/test_aclnn_upsample_linear1d.cpp"
+  "cv:image/upsample_bilinear2d/examples/test_aclnn_upsample_bilinear2d.cpp"
+  "cv:image/upsample_bicubic2d/examples/test_aclnn_upsample_bicubic2d.cpp"
+  "cv:image/resize_upsample_trilinear/examples/test_aclnn_upsample_trilinear3d.cpp"
+  "cv:image/upsample_bilinear2d_aa/examples/test_aclnn_upsample_bilinear2d_aa.cpp"
+  "cv:image/upsample_bicubic2d_aa/examples/test_aclnn_upsample_bicubic2d_aa.cpp"
+  "cv:image/upsample_bilinear2d_grad/examples/test_aclnn_upsample_linear1d_backward.cpp"
+  "cv:image/resize_bilinear_v2_grad/examples/test_aclnn_upsample_bilinear_2d_backward.cpp"
+  "cv:image/upsample_bilinear2d_grad/examples/test_aclnn_upsample_bilinear2d_grad.cpp"
+  "cv:image/upsample_bicubic2d_grad/examples/test_aclnn_upsample_bicubic2d_grad.cpp"
+  "cv:image/upsample_trilinear3d_backward/examples/test_aclnn_upsample_trilinear3d_backward.cpp"
+  "cv:image/upsample_bilinear2d_aa_backward/examples/test_aclnn_upsample_bilinear2d_aa_backward.cpp"
+  "cv:image/upsample_bicubic2d_aa_grad/examples/test_aclnn_upsample_bicubic2d_aa_grad.cpp"
 )
 
 work=$(mktemp -d)
@@ -76,7 +90,7 @@ for entry in "${examples[@]}"; do
   for soc in default "${socs[@]}"; do
     if [ "$soc" = default ]; then env=(env -u OPENACLNN_SOC_VERSION); else env=(env OPENACLNN_SOC_VERSION="$soc"); fi
     if "${env[@]}" ASAN_OPTIONS=detect_leaks=1 "$work/$name" >"$work/$name.$soc.log" 2>&1; then
-      echo "ok    $soc  $path"
+      echo "ok    $soc  $path: $(tail -n 1 "$work/$name.$soc.log")"
     else
       echo "FAIL  $soc  $path (exit $?)"; tail -n 15 "$work/$name.$soc.log"; failed=1
     fi

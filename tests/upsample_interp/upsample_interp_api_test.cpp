@@ -350,6 +350,47 @@ TEST_P(InterpRules, AbsurdScalesReadInside) {
   }
 }
 
+// Which given scales reach the map: a scale that disagrees with the sizes (3 -> 6 with
+// 3.5) changes the result where the API uses it on its own (kPerAxis, kAllOrNone when all
+// are given) and leaves it as the sizes make it where the API ignores scales (kNone) or uses
+// them only when they agree (kIfConsistent).
+TEST_P(InterpRules, DisagreeingScalesFollowTheApisRule) {
+  const InterpApi& api = ApiNamed(GetParam());
+  if (api.name == "aclnnUpsampleLinear1d" || api.name == "aclnnUpsampleBicubic2d") GTEST_SKIP() << "scales must agree";
+  const auto run = [&](double scale) {
+    Problem s(api);
+    s.scales.assign(3, scale);
+    const std::vector<int64_t>& in_dims = api.backward ? s.large : s.small;
+    const std::vector<int64_t>& out_dims = api.backward ? s.small : s.large;
+    HostTensor input(ACL_FLOAT, in_dims, Layout{}, s.input_format);
+    HostTensor output(ACL_FLOAT, out_dims, Layout{}, s.output_format);
+    FillRandom(&input, 3);
+    aclIntArray* output_size = aclCreateIntArray(s.output_size.data(), s.output_size.size());
+    aclIntArray* input_size = aclCreateIntArray(s.input_size.data(), s.input_size.size());
+    EXPECT_EQ(RunTwoPhase(
+                  [&](uint64_t* w, aclOpExecutor** e) {
+                    return api.backward ? api.backward_phase1(input.handle(), output_size, input_size, false,
+                                                              s.scales.data(), output.handle(), w, e)
+                                        : api.forward(input.handle(), output_size, false, s.scales.data(),
+                                                      output.handle(), w, e);
+                  },
+                  [&](void* ws, uint64_t w, aclOpExecutor* e) { return api.phase2(ws, w, e, nullptr); }),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
+    std::vector<uint64_t> bits;
+    output.ForEach([&](int64_t, int64_t position) { bits.push_back(output.BitsAt(position)); });
+    aclDestroyIntArray(output_size);
+    aclDestroyIntArray(input_size);
+    return bits;
+  };
+  const bool used = api.scales == Scales::kPerAxis || api.scales == Scales::kAllOrNone;
+  if (used) {
+    EXPECT_NE(run(3.5), run(api.absent_scale)) << "the scale is the map's step";
+  } else {
+    EXPECT_EQ(run(3.5), run(api.absent_scale)) << "the scale is ignored";
+  }
+}
+
 std::vector<std::string> ApiNames() {
   std::vector<std::string> names;
   for (const InterpApi& api : InterpApis()) names.push_back(api.name);
