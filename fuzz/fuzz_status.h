@@ -12,8 +12,10 @@ inline std::string CheckDocumentedStatus(aclnnStatus status) {
   const char* recent = aclGetRecentErrMsg();
   const std::string message = recent != nullptr ? recent : "";
   if (status == ACLNN_SUCCESS) return {};
+  // ERR_INNER: out of memory while planning; ERR_INNER_NULLPTR: aclnnUpsampleBilinear2d's
+  // null tensors (upstream's status).
   const bool documented = status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID ||
-                          status == ACLNN_ERR_INNER;  // ERR_INNER: out of memory while planning
+                          status == ACLNN_ERR_INNER || status == ACLNN_ERR_INNER_NULLPTR;
   if (!documented || message.empty()) std::abort();
   return message;
 }
