@@ -1,6 +1,7 @@
 // The interpolating upsample family's thirteen APIs through the family's fuzz driver
 // (fuzz_upsample.h: fuzzed metadata on small real buffers, the family's rules), with
-// align_corners either way, on a SIMD target the input picks; the input also picks the API.
+// align_corners either way, on a SIMD target the input picks (the fp32 forwards' streamed stores
+// forced half the time); the input also picks the API.
 // A forward's output equals, bit for bit, the nested weighted sum of its input evaluated
 // here element by element in the accumulation type (float32 for fp32, float64 otherwise,
 // rounded once) over the library's maps (which the oracle test proves equal to PyTorch's):
@@ -17,6 +18,7 @@
 #include "fuzz_tensor.h"
 #include "fuzz_upsample.h"
 #include "ops/upsample/upsample_interp_map.h"
+#include "ops/upsample/upsample_nearest_plan.h"  // SetUpsampleStreamStoresAboveBytesForTesting
 #include "support/float_coding.h"
 #include "upsample_interp/interp_apis.h"
 
@@ -239,7 +241,13 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   const InterpApi& api = apis[input.Below(static_cast<uint32_t>(apis.size()))];
   bool align_corners = false;
   FuzzUpsampleCall(
-      input, DriverView(api), [&] { align_corners = input.Below(2) == 0; },
+      input, DriverView(api),
+      [&] {
+        align_corners = input.Below(2) == 0;
+        // Half the calls plan the fp32 forwards' non-temporal stores (else only outputs above the
+        // last-level cache reach them).
+        oa::SetUpsampleStreamStoresAboveBytesForTesting(input.Below(2) == 0 ? 0 : -1);
+      },
       [&](const aclTensor* in, const aclIntArray* output_size, const aclIntArray* input_size, const double* scales,
           aclTensor* out, uint64_t* workspace_size, aclOpExecutor** executor) {
         return api.backward ? api.backward_phase1(in, output_size, input_size, align_corners, scales, out,

@@ -15,6 +15,7 @@
 #define OA_OPS_UPSAMPLE_INTERP_KERNELS_INL_H_
 #endif
 
+#include <hwy/cache_control.h>  // FlushStream
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -78,10 +79,21 @@ HWY_INLINE void CombineRows(const A* const* rows, const A* w, int taps, int64_t 
   for (; i < n; ++i) acc[i] = CombineScalar(rows, w, taps, i);
 }
 template <class T, class A>
-HWY_INLINE void CombineStore(const A* const* rows, const A* w, int taps, int64_t n, T* HWY_RESTRICT dst) {
+HWY_INLINE void CombineStore(const A* const* rows, const A* w, int taps, int64_t n, T* HWY_RESTRICT dst,
+                             bool stream) {
   const DA<A> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
+  if constexpr (std::is_same<A, T>::value && HWY_TARGET != HWY_SCALAR) {
+    if (stream) {  // plain stores up to the first vector-aligned element, then non-temporal ones
+      const uintptr_t vector_bytes = static_cast<uintptr_t>(lanes) * sizeof(T);
+      const uintptr_t misalignment = reinterpret_cast<uintptr_t>(dst) % vector_bytes;
+      const int64_t head =
+          misalignment == 0 ? 0 : std::min<int64_t>(n, static_cast<int64_t>((vector_bytes - misalignment) / sizeof(T)));
+      for (; i < head; ++i) StoreScalar(CombineScalar(rows, w, taps, i), dst + i);
+      for (; i + lanes <= n; i += lanes) hn::Stream(CombineVector(rows, w, taps, i), d, dst + i);
+    }
+  }
   for (; i + lanes <= n; i += lanes) {
     if constexpr (std::is_same<A, T>::value) {
       hn::StoreU(CombineVector(rows, w, taps, i), d, dst + i);
@@ -478,7 +490,7 @@ struct ForwardTask {
     const A* tap_rows[kMaxFusedTaps];
     A tap_weights[kMaxFusedTaps];
     if (ContiguousRows() && Resident(axis, o, ring, fetch, tap_rows, tap_weights)) {
-      return CombineStore(tap_rows, tap_weights, axis.Count(o), row_elems, OutputRow(od, oh));
+      return CombineStore(tap_rows, tap_weights, axis.Count(o), row_elems, OutputRow(od, oh), plan.stream_stores);
     }
     const int taps = axis.Count(o);
     const int32_t* index = axis.IndexRow(o);
@@ -634,6 +646,7 @@ HWY_NOINLINE void InterpForwardTaskT(const UpsampleInterpPlan& plan, int64_t tas
   alignas(64) unsigned char scratch[kInterpScratchBytes];
   ForwardTask<T> work(plan, scratch, task);
   work.Run();
+  if (plan.stream_stores) hwy::FlushStream();  // the task's non-temporal stores are visible when it ends
 }
 
 }  // namespace interp

@@ -71,6 +71,9 @@ struct UpsampleInterpPlan {
   int64_t ring_rows = 1;     // W-passed rows kept
   int64_t ring_blocks = 1;   // 3-D: H-passed blocks (block_rows rows each) kept
   int64_t stage_floats = 0;  // the staging buffer
+  // Large fp32 outputs: the fused final sums are written with non-temporal stores (no read
+  // for ownership of out's lines); the arithmetic is the same either way.
+  bool stream_stores = false;
 
   // Partition: task t covers outer index t / (h_blocks * w_chunks) (n * C + c, or n * channel
   // chunks + chunk when channels-last), H block (t / w_chunks) % h_blocks, W chunk t % w_chunks.

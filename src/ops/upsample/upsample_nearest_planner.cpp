@@ -47,7 +47,9 @@ int64_t SysfsLevel3Bytes() {
   return static_cast<int64_t>(value) * scale;
 }
 
-int64_t StreamStoresAboveBytes() {
+}  // namespace
+
+int64_t UpsampleStreamStoresAboveBytes() {
   const int64_t forced = g_stream_stores_above_for_testing.load(std::memory_order_relaxed);
   if (forced >= 0) return forced;
   static const int64_t bytes = [] {
@@ -58,6 +60,7 @@ int64_t StreamStoresAboveBytes() {
   return bytes;
 }
 
+namespace {
 
 // Source tables may take this share of the bytes of the two tensors (and at least
 // kMinTableBudget): only near one-dimensional problems go without (their sources are then
@@ -144,7 +147,7 @@ void BuildPlan(const UpsampleView& self, const UpsampleView& out, const std::arr
 
   const int64_t out_bytes = out.Elements() * plan->element_bytes;
   const int64_t out_w = plan->out_size[2];
-  if (out_bytes > StreamStoresAboveBytes()) {
+  if (out_bytes > UpsampleStreamStoresAboveBytes()) {
     const bool w_ready = plan->w_identity || !plan->sources[2].empty();
     if (plan->kernel == UpsampleForwardKernel::kRowsAlongW) {
       plan->stream_stores = w_ready && out_w * plan->element_bytes <= kMaxStreamedRowBytes;
