@@ -18,12 +18,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "build", "mutation")
 TREE = os.path.join(WORK, "tree")
 BUILD = os.path.join(WORK, "build")
+MARKER = os.path.join(WORK, "mutated-file")
 
 UPSAMPLE = "src/ops/upsample/"
 BATCH_NORM = "src/ops/batch_norm/"
 UPSAMPLE_TESTS = r"^upsample_(reference|oracle|plan|api_cases)_test"
 UPSAMPLE_FORWARD_TESTS = r"^upsample_forward_(reference|oracle|api)_test"
 NEAREST_FAMILY_TESTS = r"^upsample_nearest_(api|oracle)_test"
+INTERP_FAMILY_TESTS = r"^(upsample_interp_(api|oracle)_test|cross_arch_checksum_test)"
 BN_TESTS = r"^(batch_norm_backward_|numeric_edges_test)"
 BN_FAMILY_TESTS = r"^batch_norm_[a-z_]*(reference|chain)_test"
 BN_API_TESTS = r"^batch_norm_(api|backward_api)_test"
@@ -104,6 +106,40 @@ MUTATIONS = [
      "for (int64_t ow = ow_begin; ow < ow_end; ++ow) sum += source[od * go[2] + oh * go[3] + ow * go[4]];",
      "for (int64_t ow = ow_end; ow-- > ow_begin;) sum += source[od * go[2] + oh * go[3] + ow * go[4]];",
      NEAREST_FAMILY_TESTS),
+    ("interp-lambda0-in-double", "the linear map's 1 - lambda computed in double from the coordinate, not in float",
+     UPSAMPLE + "upsample_interp_map.cpp",
+     "add(i0, static_cast<S>(1) - lambda1);",
+     "add(i0, static_cast<S>(static_cast<double>(i0) + 1.0 - source));", INTERP_FAMILY_TESTS),
+    ("interp-cubic-coefficient", "the bicubic convolution with A = -0.5 (the AA filter's), not -0.75",
+     UPSAMPLE + "upsample_interp_map.cpp",
+     "const S a = static_cast<S>(-0.75);", "const S a = static_cast<S>(-0.5);", INTERP_FAMILY_TESTS),
+    ("interp-aa-not-normalized", "the anti-aliased weights are not divided by their sum",
+     UPSAMPLE + "upsample_interp_map.cpp",
+     "add(xmin + j, total != 0 ? weights[j] / total : weights[j]);", "add(xmin + j, weights[j]);",
+     INTERP_FAMILY_TESTS),
+    ("interp-align-corners-dropped", "the planner loses align_corners",
+     UPSAMPLE + "upsample_interp_planner.cpp",
+     "spec.align_corners = problem.align_corners;", "spec.align_corners = false;", INTERP_FAMILY_TESTS),
+    ("interp-window-one-too-wide", "the W pass's window path taken for a span of a whole vector plus one",
+     UPSAMPLE + "upsample_interp_kernels-inl.h",
+     "if (top - first < lanes) {", "if (top - first <= lanes) {", INTERP_FAMILY_TESTS),
+    ("interp-fused-taps-reordered", "the fused H/D tap sum adds the taps last to first",
+     UPSAMPLE + "upsample_interp_kernels-inl.h",
+     "for (int j = 1; j < taps; ++j) sum = hn::Add(sum, hn::Mul(hn::LoadU(d, rows[j] + i), hn::Set(d, w[j])));",
+     "for (int j = 1; j < taps; ++j) sum = hn::Add(hn::Mul(hn::LoadU(d, rows[taps - j] + i), hn::Set(d, w[taps - j])), sum);",
+     INTERP_FAMILY_TESTS),
+    ("interp-direct-tail-dropped", "the channels-last direct kernel skips the last channel of a vector tail",
+     UPSAMPLE + "upsample_interp_kernels-inl.h",
+     "for (; c < cn; ++c) StoreScalar(NestedScalar<kLevels, kTaps>(batch, taps, c), pixel + c);",
+     "for (; c + 1 < cn; ++c) StoreScalar(NestedScalar<kLevels, kTaps>(batch, taps, c), pixel + c);",
+     INTERP_FAMILY_TESTS),
+    ("interp-backward-gather-shifted", "the planar backward's W gathers read one pixel too far",
+     UPSAMPLE + "upsample_interp_backward_kernels-inl.h",
+     "const auto origin = hn::Set(di32, static_cast<int32_t>(p0));",
+     "const auto origin = hn::Set(di32, static_cast<int32_t>(p0) - 1);", INTERP_FAMILY_TESTS),
+    ("interp-scales-consistency-ignored", "scales used only when they agree with the sizes are used anyway",
+     UPSAMPLE + "upsample_interp_checks.cpp",
+     "if (!given || !consistent) return used;", "if (!given) return used;", INTERP_FAMILY_TESTS),
     ("bn-biased-count", "training divides the sums by m - 1 (a biased count)",
      BATCH_NORM + "batch_norm_kernels.cpp",
      "const double inv_m = 1.0 / count;",
@@ -272,15 +308,31 @@ def prepare():
     """Copies the working tree (tracked and untracked, not ignored) and configures once."""
     os.makedirs(WORK, exist_ok=True)
     files = run("git ls-files -co --exclude-standard -z", ROOT).stdout.split("\0")
-    if os.path.isdir(TREE):
-        shutil.rmtree(TREE)
+    # Only files whose content differs are rewritten (a fresh modification time), so Ninja
+    # rebuilds exactly what changed, including a file an interrupted run left mutated (its
+    # objects are newer than the working tree's copy, whose time a metadata copy would keep).
+    wanted = set()
+    interrupted = open(MARKER).read().strip() if os.path.isfile(MARKER) else None
     for name in filter(None, files):
         source = os.path.join(ROOT, name)
         if not os.path.isfile(source):
             continue
         target = os.path.join(TREE, name)
+        wanted.add(os.path.normpath(target))
+        data = open(source, "rb").read()
+        if os.path.isfile(target) and open(target, "rb").read() == data and name != interrupted:
+            continue
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        shutil.copy2(source, target)
+        with open(target, "wb") as out:
+            out.write(data)
+        shutil.copymode(source, target)
+    for folder, _, names in os.walk(TREE):
+        for name in names:
+            path = os.path.normpath(os.path.join(folder, name))
+            if path not in wanted:
+                os.remove(path)
+    if interrupted:
+        os.remove(MARKER)
     if not os.path.isfile(os.path.join(BUILD, "build.ninja")):
         configure = (f"cmake -S {TREE} -B {BUILD} -G Ninja -DCMAKE_BUILD_TYPE=Release "
                      "-DOPENACLNN_BUILD_BENCH=OFF -DOPENACLNN_BUILD_EXAMPLES=OFF -DOPENACLNN_WITH_TORCH=ON")
@@ -324,6 +376,7 @@ def main():
         original = open(file_path).read()
         if original.count(old) != 1:
             sys.exit(f"{name}: the text to mutate is not found exactly once in {path} (update the list)")
+        open(MARKER, "w").write(path)  # a run killed mid-mutation rewrites this file next time
         open(file_path, "w").write(original.replace(old, new))
         try:
             build = run(f"cmake --build {BUILD}", ROOT)
@@ -334,6 +387,7 @@ def main():
                 caught = failed
         finally:
             open(file_path, "w").write(original)
+            os.remove(MARKER)
         rows.append((name, what, caught))
         if not caught:
             survivors.append(name)
