@@ -223,7 +223,8 @@ inline ::testing::AssertionResult GuardsIntact(const HostTensor& tensor, uint8_t
   return ::testing::AssertionSuccess();
 }
 
-// Runs phase 1 and phase 2; returns phase 1's status (phase 2 must succeed).
+// Runs phase 1, then phase 2 on the default stream and waits for it (a run that moves more
+// than a few MiB is asynchronous); returns phase 1's status (phase 2 must succeed).
 inline aclnnStatus RunTwoPhase(const std::function<aclnnStatus(uint64_t*, aclOpExecutor**)>& get_workspace,
                                const std::function<aclnnStatus(void*, uint64_t, aclOpExecutor*)>& launch) {
   uint64_t workspace_size = 0;
@@ -233,6 +234,7 @@ inline aclnnStatus RunTwoPhase(const std::function<aclnnStatus(uint64_t*, aclOpE
   std::vector<uint8_t> workspace(static_cast<size_t>(workspace_size));
   EXPECT_EQ(launch(workspace.empty() ? nullptr : workspace.data(), workspace_size, executor), ACLNN_SUCCESS)
       << aclGetRecentErrMsg();
+  EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg();
   return status;
 }
 

@@ -78,6 +78,7 @@ TEST_P(NearestApiCase, GetWorkspaceSizeReturnsExpectedStatus) {
     EXPECT_EQ(api.phase2(workspace.empty() ? nullptr : workspace.data(), workspace_size, executor, nullptr),
               ACLNN_SUCCESS)
         << aclGetRecentErrMsg();
+    EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg();  // before the tensors go
   } else {
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find(api.name), std::string::npos)
         << "the message names the API: " << aclGetRecentErrMsg();
@@ -133,6 +134,7 @@ Call RunPhase1(const NearestApi& api, const Problem& s) {
   Call call{status, status == ACLNN_SUCCESS ? "" : aclGetRecentErrMsg()};
   if (status == ACLNN_SUCCESS) {
     EXPECT_EQ(api.phase2(nullptr, workspace_size, executor, nullptr), ACLNN_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg();
   }
   aclDestroyIntArray(output_size);
   aclDestroyIntArray(input_size);
