@@ -102,6 +102,57 @@ aclnnStatus CheckShape(const char* api, const char* name, const aclTensor& tenso
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus CheckBackwardPointers(const char* api, const char* go_name, const aclTensor* gradOut,
+                                  const aclIntArray* outputSize, const aclIntArray* inputSize, const char* gi_name,
+                                  const aclTensor* gradInput, const uint64_t* workspaceSize,
+                                  aclOpExecutor* const* executor) {
+  if (const aclnnStatus status = CheckPointers(api, workspaceSize, executor)) return status;
+  OA_CHECK(gradOut != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, go_name);
+  OA_CHECK(outputSize != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: outputSize must not be null", api);
+  OA_CHECK(inputSize != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: inputSize must not be null", api);
+  OA_CHECK(gradInput != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, gi_name);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckBackwardGeometry(const char* api, const char* go_name, const aclTensor& gradOut, const char* gi_name,
+                                  const aclTensor& gradInput, const aclIntArray& inputSize,
+                                  const aclIntArray& outputSize, int spatial, bool size_last, bool require_nonempty,
+                                  std::vector<int64_t>* in) {
+  OA_CHECK(gradOut.Rank() == spatial + 2, ACLNN_ERR_PARAM_INVALID, "%s: %s must be %d-D, got %lld-D %s", api, go_name,
+           spatial + 2, static_cast<long long>(gradOut.Rank()), DimsToString(gradOut.view_dims).c_str());
+  OA_CHECK(gradInput.Rank() == spatial + 2, ACLNN_ERR_PARAM_INVALID, "%s: %s must be %d-D, got %lld-D %s", api,
+           gi_name, spatial + 2, static_cast<long long>(gradInput.Rank()), DimsToString(gradInput.view_dims).c_str());
+  if (const aclnnStatus status = CheckArrayLength(api, "outputSize", outputSize, spatial, SpatialMeaning(spatial))) {
+    return status;
+  }
+  if (const aclnnStatus status =
+          CheckArrayLength(api, "inputSize", inputSize, spatial + 2, OrderText(spatial, size_last))) {
+    return status;
+  }
+  *in = ToLogical(inputSize.values, size_last);
+  const std::vector<int64_t>& size = outputSize.values;
+  for (int axis = 0; axis < spatial; ++axis) {
+    OA_CHECK((*in)[2 + axis] > 0, ACLNN_ERR_PARAM_INVALID, "%s: inputSize %s must be > 0, got %lld in %s (%s order)",
+             api, AxisName(spatial, axis), static_cast<long long>((*in)[2 + axis]),
+             DimsToString(inputSize.values).c_str(), OrderText(spatial, size_last));
+    OA_CHECK(size[axis] > 0, ACLNN_ERR_PARAM_INVALID, "%s: outputSize[%d] (%s) must be > 0, got %lld in %s", api, axis,
+             OutputAxisName(spatial, axis), static_cast<long long>(size[axis]), DimsToString(size).c_str());
+  }
+  const long long min_batch = require_nonempty ? 1 : 0;
+  OA_CHECK((*in)[0] >= min_batch && (*in)[1] >= min_batch, ACLNN_ERR_PARAM_INVALID,
+           "%s: N and C of inputSize must be %s, got %s", api, require_nonempty ? "> 0" : ">= 0",
+           DimsToString(inputSize.values).c_str());
+
+  // Shapes, each in its tensor's own label order.
+  std::vector<int64_t> go_logical = {(*in)[0], (*in)[1]};
+  go_logical.insert(go_logical.end(), size.begin(), size.end());
+  const std::string go_from =
+      "from inputSize " + DimsToString(inputSize.values) + " and outputSize " + DimsToString(size);
+  if (const aclnnStatus status = CheckShape(api, go_name, gradOut, go_logical, spatial, true, go_from)) return status;
+  const std::string gi_from = "from inputSize " + DimsToString(inputSize.values);
+  return CheckShape(api, gi_name, gradInput, *in, spatial, false, gi_from);
+}
+
 aclnnStatus CheckInt32(const char* api, const char* name, const std::vector<int64_t>& values) {
   for (int64_t value : values) {
     OA_CHECK(value <= INT32_MAX, ACLNN_ERR_PARAM_INVALID, "%s: every dimension must be <= %d, got %s %s", api,

@@ -77,6 +77,21 @@ aclnnStatus CheckArrayLength(const char* api, const char* name, const aclIntArra
 // says where the expected shape comes from ("from self [..] and outputSize [..]").
 aclnnStatus CheckShape(const char* api, const char* name, const aclTensor& tensor, const std::vector<int64_t>& logical,
                        int spatial, bool output_sizes, const std::string& from);
+// A backward's pointers, in upstream's order: workspaceSize and executor, gradOut, outputSize,
+// inputSize, gradInput.
+aclnnStatus CheckBackwardPointers(const char* api, const char* go_name, const aclTensor* gradOut,
+                                  const aclIntArray* outputSize, const aclIntArray* inputSize, const char* gi_name,
+                                  const aclTensor* gradInput, const uint64_t* workspaceSize,
+                                  aclOpExecutor* const* executor);
+// A backward's ranks, sizes and shapes, in this order: gradOut and gradInput have rank
+// spatial + 2, outputSize spatial values and inputSize spatial + 2 ([N, C, spatial...], or in a
+// channels-last label's order when size_last); their spatial sizes are > 0, inputSize's N and
+// C >= 0 (> 0 with require_nonempty); gradOut has shape [N, C, outputSize...] and gradInput
+// inputSize's, each in its own label's order. *in: inputSize as [N, C, spatial...].
+aclnnStatus CheckBackwardGeometry(const char* api, const char* go_name, const aclTensor& gradOut, const char* gi_name,
+                                  const aclTensor& gradInput, const aclIntArray& inputSize,
+                                  const aclIntArray& outputSize, int spatial, bool size_last, bool require_nonempty,
+                                  std::vector<int64_t>* in);
 // Every value <= INT32_MAX (the family's maps are int32 tables).
 aclnnStatus CheckInt32(const char* api, const char* name, const std::vector<int64_t>& values);
 // The output shares no memory with the input, nor with itself.

@@ -248,11 +248,10 @@ aclnnStatus ValidateInterpBackward(const InterpBackwardSpec& spec, const aclTens
   const int spatial = spec.spatial;
   *empty_result = false;
   // 1. Pointers.
-  if (const aclnnStatus status = CheckPointers(api, workspaceSize, executor)) return status;
-  OA_CHECK(gradOut != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, go_name);
-  OA_CHECK(outputSize != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: outputSize must not be null", api);
-  OA_CHECK(inputSize != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: inputSize must not be null", api);
-  OA_CHECK(gradInput != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, gi_name);
+  if (const aclnnStatus status = CheckBackwardPointers(api, go_name, gradOut, outputSize, inputSize, gi_name, gradInput,
+                                                      workspaceSize, executor)) {
+    return status;
+  }
   if (const aclnnStatus status = CheckData(api, go_name, *gradOut)) return status;
   if (const aclnnStatus status = CheckData(api, gi_name, *gradInput)) return status;
 
@@ -281,45 +280,16 @@ aclnnStatus ValidateInterpBackward(const InterpBackwardSpec& spec, const aclTens
            "%s: %s and %s must have the same format, got %s and %s", api, go_name, gi_name, FormatName(gradOut->format),
            FormatName(gradInput->format));
 
-  // 4. Ranks and array lengths.
-  OA_CHECK(gradOut->Rank() == spatial + 2, ACLNN_ERR_PARAM_INVALID, "%s: %s must be %d-D, got %lld-D %s", api, go_name,
-           spatial + 2, static_cast<long long>(gradOut->Rank()), DimsToString(gradOut->view_dims).c_str());
-  OA_CHECK(gradInput->Rank() == spatial + 2, ACLNN_ERR_PARAM_INVALID, "%s: %s must be %d-D, got %lld-D %s", api,
-           gi_name, spatial + 2, static_cast<long long>(gradInput->Rank()), DimsToString(gradInput->view_dims).c_str());
-  if (const aclnnStatus status = CheckArrayLength(api, "outputSize", *outputSize, spatial, SpatialMeaning(spatial))) {
-    return status;
-  }
+  // 4. to 6. Ranks, array lengths, sizes (inputSize as [N, C, spatial...] or in a label's order), shapes.
   const bool size_last = spec.input_size_order == InputSizeOrder::kGradOut     ? IsChannelsLastLabel(*gradOut)
                          : spec.input_size_order == InputSizeOrder::kGradInput ? IsChannelsLastLabel(*gradInput)
                                                                                : false;
-  if (const aclnnStatus status =
-          CheckArrayLength(api, "inputSize", *inputSize, spatial + 2, OrderText(spatial, size_last))) {
+  std::vector<int64_t> in;
+  if (const aclnnStatus status = CheckBackwardGeometry(api, go_name, *gradOut, gi_name, *gradInput, *inputSize,
+                                                      *outputSize, spatial, size_last, spec.require_batch, &in)) {
     return status;
   }
-
-  // 5. Sizes: inputSize read as [N, C, spatial...] (or in a label's order).
-  const std::vector<int64_t> in = ToLogical(inputSize->values, size_last);
   const std::vector<int64_t>& size = outputSize->values;
-  for (int axis = 0; axis < spatial; ++axis) {
-    OA_CHECK(in[2 + axis] > 0, ACLNN_ERR_PARAM_INVALID, "%s: inputSize %s must be > 0, got %lld in %s (%s order)", api,
-             AxisName(spatial, axis), static_cast<long long>(in[2 + axis]), DimsToString(inputSize->values).c_str(),
-             OrderText(spatial, size_last));
-    OA_CHECK(size[axis] > 0, ACLNN_ERR_PARAM_INVALID, "%s: outputSize[%d] (%s) must be > 0, got %lld in %s", api, axis,
-             OutputAxisName(spatial, axis), static_cast<long long>(size[axis]), DimsToString(size).c_str());
-  }
-  const long long min_batch = spec.require_batch ? 1 : 0;
-  OA_CHECK(in[0] >= min_batch && in[1] >= min_batch, ACLNN_ERR_PARAM_INVALID,
-           "%s: N and C of inputSize must be %s, got %s", api, spec.require_batch ? "> 0" : ">= 0",
-           DimsToString(inputSize->values).c_str());
-
-  // 6. Shapes, each in its tensor's own label order.
-  std::vector<int64_t> go_logical = {in[0], in[1]};
-  go_logical.insert(go_logical.end(), size.begin(), size.end());
-  const std::string go_from =
-      "from inputSize " + DimsToString(inputSize->values) + " and outputSize " + DimsToString(size);
-  if (const aclnnStatus status = CheckShape(api, go_name, *gradOut, go_logical, spatial, true, go_from)) return status;
-  const std::string gi_from = "from inputSize " + DimsToString(inputSize->values);
-  if (const aclnnStatus status = CheckShape(api, gi_name, *gradInput, in, spatial, false, gi_from)) return status;
 
   // 7. Ratio limits, dimension limit (the maps are int32 tables).
   const std::array<bool, 3> used =  // the steps the maps will take
