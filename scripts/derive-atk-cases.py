@@ -52,7 +52,38 @@ TABLES = [
      "image/upsample_nearest_exact2d_grad/tests/st/aclnnUpsampleNearestExact1dBackward"),
     ("ops-cv", "aclnnUpsampleNearestExact2dBackward", "upsample_nearest_exact2d_backward",
      "image/upsample_nearest_exact2d_grad/tests/st/aclnnUpsampleNearestExact2dBackward"),
+    ("ops-cv", "aclnnUpsampleLinear1d", "upsample_linear_1d",
+     "image/upsample_linear1d/tests/st/aclnnUpsampleLinear1d"),
+    ("ops-cv", "aclnnUpsampleBilinear2d", "upsample_bilinear_2d",
+     "image/upsample_bilinear2d/tests/st/aclnnUpsampleBilinear2d"),
+    ("ops-cv", "aclnnUpsampleBicubic2d", "upsample_bicubic_2d",
+     "image/upsample_bicubic2d/tests/st/aclnnUpsampleBicubic2d"),
+    ("ops-cv", "aclnnUpsampleTrilinear3d", "upsample_trilinear_3d",
+     "image/resize_upsample_trilinear/tests/st/aclnnUpsampleTrilinear3d"),
+    ("ops-cv", "aclnnUpsampleBilinear2dAA", "upsample_bilinear2d_aa",
+     "image/upsample_bilinear2d_aa/tests/st/aclnnUpsampleBilinear2dAA"),
+    ("ops-cv", "aclnnUpsampleBicubic2dAA", "upsample_bicubic2d_aa",
+     "image/upsample_bicubic2d_aa/tests/st/aclnnUpsampleBicubic2dAA"),
+    ("ops-cv", "aclnnUpsampleLinear1dBackward", "upsample_linear_1d_backward",
+     "image/upsample_bilinear2d_grad/tests/st/aclnnUpsampleLinear1dBackward"),
+    ("ops-cv", "aclnnUpsampleBilinear2dBackward", "upsample_bilinear_2d_backward",
+     "image/resize_bilinear_v2_grad/tests/st/aclnnUpsampleBilinear2dBackward"),
+    ("ops-cv", "aclnnUpsampleBilinear2dBackwardV2", "upsample_bilinear_2d_backward_v2",
+     "image/upsample_bilinear2d_grad/tests/st/aclnnUpsampleBilinear2dBackwardV2"),
+    ("ops-cv", "aclnnUpsampleBicubic2dBackward", "upsample_bicubic_2d_backward",
+     "image/upsample_bicubic2d_grad/tests/st/aclnnUpsampleBicubic2dBackward"),
+    ("ops-cv", "aclnnUpsampleTrilinear3dBackward", "upsample_trilinear_3d_backward",
+     "image/upsample_trilinear3d_backward/tests/st/aclnnUpsampleTrilinear3dBackward"),
+    ("ops-cv", "aclnnUpsampleBilinear2dAABackward", "upsample_bilinear2d_aa_backward",
+     "image/upsample_bilinear2d_aa_backward/tests/st/aclnnUpsampleBilinear2dAABackward"),
+    ("ops-cv", "aclnnUpsampleBicubic2dAAGrad", "upsample_bicubic2d_aa_grad",
+     "image/upsample_bicubic2d_aa_grad/tests/st/aclnnUpsampleBicubic2dAAGrad"),
 ]
+
+# ATK's accuracy standards a table may name. The runner judges every table with single_bm;
+# double_benchmark (aclnnUpsampleTrilinear3dBackward's table) compares the chip's error with
+# a benchmark device's, which single_bm against a float64 golden replaces.
+KNOWN_STANDARDS = {"single_bm", "double_benchmark"}
 
 
 def git(repo, *args):
@@ -87,6 +118,11 @@ def attr_value(entry):
             raise ValueError(f"list value for a {entry['dtype']} attribute: {entry}")
         return {"uniform": values}
     return values
+
+
+def standard_name(acc):
+    """A case's accuracy standard: its name, or {name: its parameters}."""
+    return acc if isinstance(acc, str) else next(iter(acc))
 
 
 def derive_case(case):
@@ -126,11 +162,11 @@ def main():
         executor = f"{folder}/executor_{api}.py"
         git(repo, "cat-file", "-e", f"{commit}:{executor}")
         cases = json.loads(git(repo, "show", f"{commit}:{table}"))
-        standards = {json.dumps(c["standard"]["acc"], sort_keys=True) for c in cases}
-        if not all("single_bm" in s for s in standards):
+        standards = {standard_name(c["standard"]["acc"]) for c in cases}
+        if len(standards) != 1 or not standards <= KNOWN_STANDARDS:
             raise ValueError(f"{table}: standards {standards}")
         header = {"api": api, "upstream": f"hicann/{repo_name}", "commit": commit, "table": table,
-                  "executor": executor, "standard": "single_bm", "case_count": len(cases)}
+                  "executor": executor, "standard": standards.pop(), "case_count": len(cases)}
         lines = ["{" + json.dumps(header)[1:-1] + ', "cases": [']
         derived = [json.dumps(derive_case(c), separators=(",", ":")) for c in cases]
         lines += [d + ("," if i + 1 < len(derived) else "") for i, d in enumerate(derived)]

@@ -33,7 +33,10 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sched.h>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_batch_norm.h"
@@ -48,6 +51,7 @@
 #include "support/float_coding.h"
 #include "support/json.h"
 #include "support/random_fill.h"
+#include "upsample_interp/interp_apis.h"
 #include "upsample_nearest/nearest_apis.h"
 
 namespace {
@@ -94,6 +98,29 @@ ChipRules RulesOfThisProcess() {
 const ChipRules& Rules() {
   static const ChipRules rules = RulesOfThisProcess();
   return rules;
+}
+
+// ---------------------------------------------------------------------------------------
+// Work on every element, in one contiguous piece per CPU of the process's affinity mask: the
+// large tier's tensors reach billions of elements, and every element's draw and check is
+// independent of the others.
+
+int RunnerThreads() {
+  cpu_set_t cpus;
+  return sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? std::max(1, CPU_COUNT(&cpus)) : 1;
+}
+
+// body(piece, begin, end) for pieces of [0, count) of at least `smallest_piece` items; returns
+// the number of pieces (at most RunnerThreads()).
+int ForEachPiece(int64_t count, const std::function<void(int, int64_t, int64_t)>& body,
+                 int64_t smallest_piece = int64_t{1} << 14) {
+  static const int threads = RunnerThreads();
+  const int pieces = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, count / smallest_piece)));
+  std::vector<std::thread> workers;
+  for (int t = 1; t < pieces; ++t) workers.emplace_back(body, t, count * t / pieces, count * (t + 1) / pieces);
+  body(0, 0, count / pieces);
+  for (std::thread& worker : workers) worker.join();
+  return pieces;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -180,7 +207,13 @@ class HostTensor {
   }
   void FillNan() {
     if (dtype_ == ACL_INT32 || dtype_ == ACL_UINT8) return;
-    for (int64_t k = 0; k < count_; ++k) Set(k, NAN);
+    SetEach([](int64_t) { return NAN; });
+  }
+  // Element k = value(k), for every k (value must be safe to call from several threads).
+  void SetEach(const std::function<double(int64_t)>& value) {
+    ForEachPiece(count_, [&](int, int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) Set(k, value(k));
+    });
   }
   std::vector<double> Values() const {
     std::vector<double> values(static_cast<size_t>(count_));
@@ -249,16 +282,14 @@ class CaseDraw {
     if (range.contains("constant")) {
       const std::string value = range.at("constant").get<std::string>();
       const double constant = value == "inf" ? INFINITY : value == "-inf" ? -INFINITY : std::stod(value);
-      for (int64_t k = 0; k < tensor.count(); ++k) tensor.Set(k, constant);
+      tensor.SetEach([constant](int64_t) { return constant; });
     } else if (range.contains("uniform")) {
       const std::vector<double> bounds = range.at("uniform").get<std::vector<double>>();
       const double lo = bounds.at(0), hi = bounds.at(1);
       if (tensor.dtype() == ACL_INT32 || tensor.dtype() == ACL_UINT8) {  // integers lo..hi, each equally likely
-        for (int64_t k = 0; k < tensor.count(); ++k) {
-          tensor.Set(k, std::min(hi, lo + std::floor(Unit(seed, k) * (hi - lo + 1))));
-        }
+        tensor.SetEach([=](int64_t k) { return std::min(hi, lo + std::floor(Unit(seed, k) * (hi - lo + 1))); });
       } else {
-        for (int64_t k = 0; k < tensor.count(); ++k) tensor.Set(k, lo + (hi - lo) * Unit(seed, k));
+        tensor.SetEach([=](int64_t k) { return lo + (hi - lo) * Unit(seed, k); });
       }
     } else {  // normal: a mean and a deviation drawn once per tensor, then the elements
       const std::vector<double> mean_range = range.at("normal").at("mean").get<std::vector<double>>();
@@ -266,11 +297,11 @@ class CaseDraw {
       support::SplitMix64 rng(seed ^ 0x5bd1e995ull);
       const double mean = rng.NextIn(mean_range.at(0), mean_range.at(1));
       const double deviation = rng.NextIn(std_range.at(0), std_range.at(1));
-      for (int64_t k = 0; k < tensor.count(); ++k) {
+      tensor.SetEach([=](int64_t k) {
         support::SplitMix64 element(seed + static_cast<uint64_t>(k) * 0x9E3779B97F4A7C15ull);
         const double u1 = 1.0 - element.NextUnit(), u2 = element.NextUnit();  // u1 in (0, 1]
-        tensor.Set(k, mean + deviation * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2));
-      }
+        return mean + deviation * std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+      });
     }
   }
 
@@ -341,6 +372,17 @@ class SingleBm {
   // Every element of `actual` against golden(k).
   void AddAll(const HostTensor& actual, const std::function<double(int64_t)>& golden) {
     for (int64_t k = 0; k < actual.count(); ++k) Add(actual.Get(k), golden(k), k);
+  }
+  // Another part of the same output's elements, as if added here after this part's.
+  void Merge(const SingleBm& other) {
+    sum_ += other.sum_;
+    count_ += other.count_;
+    if (other.worst_ >= 0 && (worst_ < 0 || other.max_ > max_)) {
+      max_ = other.max_;
+      worst_ = other.worst_;
+      worst_actual_ = other.worst_actual_;
+      worst_golden_ = other.worst_golden_;
+    }
   }
   bool Passes() const { return count_ == 0 || (sum_ / count_ < threshold_ && max_ < 10 * threshold_); }
   std::string Describe() const {
@@ -1039,6 +1081,334 @@ Outcome ReplayNearestFamily(CaseDraw& d, const std::string& api_name) {
 }
 
 // ---------------------------------------------------------------------------------------
+// The interpolating family: one replay for its thirteen tables, the API called through the
+// family's table (tests/upsample_interp/interp_apis.h).
+
+// The family's contract per chip (upstream's op_api dtype lists and arch branches,
+// image/<folder>/op_host/op_api/aclnn_upsample_*.cpp, and docs/soc-profiles.md), written here
+// independently of the library's tables. No API of the family lacks a kernel on a chip;
+// upstream's Linear1dBackward rejects the 310P whatever the dtype.
+bool InterpDtypeRefused(const std::string& api, aclDataType dtype) {
+  const ChipRules& r = Rules();
+  const bool bf16_chip = !r.is_910 && !r.is_310p;  // the 910B, 910_93 and 950 (and the default)
+  if (api == "aclnnUpsampleBicubic2d" || api == "aclnnUpsampleBilinear2dBackwardV2" ||
+      api == "aclnnUpsampleBicubic2dBackward") {
+    return dtype == ACL_BF16 && !bf16_chip;
+  }
+  if (api == "aclnnUpsampleBilinear2dBackward") return dtype == ACL_BF16 && r.is_chip && !r.is_950;
+  if (api == "aclnnUpsampleTrilinear3d") {
+    if (r.is_310p) return dtype != ACL_FLOAT && dtype != ACL_FLOAT16;
+    return dtype == ACL_DOUBLE && r.is_950;
+  }
+  if (api == "aclnnUpsampleLinear1dBackward") return r.is_310p;
+  return false;
+}
+
+// Which given scales the map uses, per the API's page (docs/aclnnUpsample*.md, "Formula"):
+// each > 0 on its own axis; all of them when all are > 0, else none; all of them when each is
+// > 0 and agrees with the sizes, (int64)(in * scale) == out, else none; never.
+enum class ScaleRule { kEachPositive, kAllPositive, kAllAgreeing, kIgnored };
+
+ScaleRule ScaleRuleOf(const std::string& api) {
+  if (api == "aclnnUpsampleBilinear2d" || api == "aclnnUpsampleBilinear2dBackwardV2" ||
+      api == "aclnnUpsampleLinear1dBackward") {
+    return ScaleRule::kAllAgreeing;
+  }
+  if (api == "aclnnUpsampleTrilinear3d" || api == "aclnnUpsampleTrilinear3dBackward") return ScaleRule::kAllPositive;
+  if (api == "aclnnUpsampleBilinear2dBackward") return ScaleRule::kIgnored;
+  return ScaleRule::kEachPositive;  // Linear1d, Bicubic2d and its backward, the anti-aliased four
+}
+
+// The scale each spatial axis's map uses (0: none, the sizes set the step).
+std::vector<double> CountedScales(ScaleRule rule, const std::vector<double>& given, const std::vector<int64_t>& in,
+                                  const std::vector<int64_t>& out) {
+  std::vector<double> counted(given.size(), 0.0);
+  bool all_positive = true, all_agree = true;
+  for (size_t k = 0; k < given.size(); ++k) {
+    all_positive = all_positive && given[k] > 0;
+    all_agree = all_agree && given[k] > 0 && static_cast<int64_t>(static_cast<double>(in[k]) * given[k]) == out[k];
+    if (rule == ScaleRule::kEachPositive && given[k] > 0) counted[k] = given[k];
+  }
+  if ((rule == ScaleRule::kAllPositive && all_positive) || (rule == ScaleRule::kAllAgreeing && all_agree)) {
+    counted = given;
+  }
+  return counted;
+}
+
+// One output's taps along an axis: (input index, weight), in PyTorch's order.
+struct InterpTap {
+  int64_t index;
+  double weight;
+};
+using AxisTaps = std::vector<std::vector<InterpTap>>;  // per output index
+
+enum class InterpFilter { kLinear, kCubic, kLinearAntialias, kCubicAntialias };
+
+InterpFilter FilterOf(oracle::InterpKind kind) {
+  switch (kind) {
+    case oracle::InterpKind::kBicubic: return InterpFilter::kCubic;
+    case oracle::InterpKind::kBilinearAA: return InterpFilter::kLinearAntialias;
+    case oracle::InterpKind::kBicubicAA: return InterpFilter::kCubicAntialias;
+    default: return InterpFilter::kLinear;
+  }
+}
+
+// PyTorch 1.13's weights (aten/src/ATen/native/UpSample.h, cpu/UpSampleKernel.cpp) in the
+// arithmetic of its float32 kernel, which the executors' golden runs (torch on the CPU,
+// FLOAT16 and BF16 cast to float32): the step in float (area_pixel_compute_scale<float>), the
+// source index in double (its acc_type), lambdas, cubic coefficients and the anti-aliasing
+// filters in float. Exact zeros matter: a weight of 0 times an infinite input is NaN, as in
+// PyTorch.
+float AreaPixelScale(int64_t in, int64_t out, bool align_corners, double scale) {
+  if (align_corners) return out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f;
+  return scale > 0 ? static_cast<float>(1.0 / scale) : static_cast<float>(in) / static_cast<float>(out);
+}
+
+double AreaPixelSourceIndex(float step, int64_t o, bool align_corners, bool cubic) {
+  if (align_corners) return static_cast<double>(step) * static_cast<double>(o);
+  const double source = static_cast<double>(step) * (static_cast<double>(o) + 0.5) - 0.5;
+  return !cubic && source < 0 ? 0.0 : source;
+}
+
+// compute_source_index_and_lambda: two taps, (o, 1), (o, 0) when the size is unchanged.
+std::vector<InterpTap> LinearTaps(float step, int64_t o, int64_t in, int64_t out, bool align_corners) {
+  if (in == out) return {{o, 1.0}, {o, 0.0}};
+  const double source = AreaPixelSourceIndex(step, o, align_corners, /*cubic=*/false);
+  const int64_t i0 = static_cast<int64_t>(source);
+  const float lambda1 = static_cast<float>(source - static_cast<double>(i0));
+  const float lambda0 = 1.0f - lambda1;
+  return {{i0, lambda0}, {i0 + (i0 < in - 1 ? 1 : 0), lambda1}};
+}
+
+// HelperInterpCubic::compute_indices_weights: get_cubic_upsample_coefficients (A = -0.75) and
+// the four taps clamped to the axis.
+std::vector<InterpTap> CubicTaps(float step, int64_t o, int64_t in, bool align_corners) {
+  const float a = -0.75f;
+  const auto convolution1 = [a](float x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };  // |x| <= 1
+  const auto convolution2 = [a](float x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; };  // 1 < |x| < 2
+  const double source = AreaPixelSourceIndex(step, o, align_corners, /*cubic=*/true);
+  const int64_t floor = static_cast<int64_t>(std::floor(static_cast<float>(source)));  // floorf
+  const float t = static_cast<float>(source - static_cast<double>(floor));
+  const float u = static_cast<float>(1.0 - static_cast<double>(t));
+  const float weights[4] = {convolution2(static_cast<float>(t + 1.0)), convolution1(t), convolution1(u),
+                           convolution2(static_cast<float>(u + 1.0))};
+  std::vector<InterpTap> taps;
+  for (int j = 0; j < 4; ++j) taps.push_back({std::min(std::max(floor - 1 + j, int64_t{0}), in - 1), weights[j]});
+  return taps;
+}
+
+// HelperInterpBase::_compute_weights_aa: the filter (triangle, or cubic with a = -0.5) on the
+// inputs under its support, which a down-scale widens by the step; weights divided by their sum.
+std::vector<InterpTap> AntialiasTaps(float step, int64_t o, int64_t in, bool cubic) {
+  const int interp_size = cubic ? 4 : 2;
+  const float support = step >= 1.0f ? static_cast<float>(interp_size * 0.5 * step) : static_cast<float>(interp_size * 0.5);
+  const float center = static_cast<float>(step * (static_cast<double>(o) + 0.5));
+  const float invscale = step >= 1.0f ? static_cast<float>(1.0 / step) : 1.0f;
+  const int64_t xmin = std::max(static_cast<int64_t>(static_cast<double>(center - support) + 0.5), int64_t{0});
+  const int64_t xmax = std::min(static_cast<int64_t>(static_cast<double>(center + support) + 0.5), in);
+  const auto filter = [cubic](float x) -> float {
+    x = std::fabs(x);
+    if (!cubic) return x < 1.0f ? static_cast<float>(1.0 - x) : 0.0f;
+    const double a = -0.5;
+    if (x < 1.0f) return static_cast<float>(((a + 2.0) * x - (a + 3.0)) * x * x + 1);
+    if (x < 2.0f) return static_cast<float>((((x - 5) * x + 8) * x - 4) * a);
+    return 0.0f;
+  };
+  std::vector<float> weights;
+  float total = 0.0f;
+  for (int64_t j = xmin; j < xmax; ++j) {
+    const float x = static_cast<float>((static_cast<double>(static_cast<float>(j) - center) + 0.5) * invscale);
+    weights.push_back(filter(x));
+    total += weights.back();
+  }
+  std::vector<InterpTap> taps;
+  for (int64_t j = xmin; j < xmax; ++j) {
+    const float w = weights[j - xmin];
+    taps.push_back({j, total != 0.0f ? w / total : w});
+  }
+  return taps;
+}
+
+AxisTaps PyTorchAxisTaps(InterpFilter filter, int64_t in, int64_t out, bool align_corners, double scale) {
+  const float step = AreaPixelScale(in, out, align_corners, scale);
+  AxisTaps taps(out);
+  for (int64_t o = 0; o < out; ++o) {
+    switch (filter) {
+      case InterpFilter::kLinear: taps[o] = LinearTaps(step, o, in, out, align_corners); break;
+      case InterpFilter::kCubic: taps[o] = CubicTaps(step, o, in, align_corners); break;
+      case InterpFilter::kLinearAntialias: taps[o] = AntialiasTaps(step, o, in, /*cubic=*/false); break;
+      case InterpFilter::kCubicAntialias: taps[o] = AntialiasTaps(step, o, in, /*cubic=*/true); break;
+    }
+  }
+  return taps;
+}
+
+// One plane ([spatial...] row-major over `dims`) interpolated along spatial axis `axis` in
+// Acc: each output its first tap's product, then each further one added (forward), or each
+// output's value added into its taps' inputs (transpose: the backward). dims[axis] becomes
+// the new size. In float, the forward passes W, then H, then D give PyTorch's fp32 kernel's
+// nested sums exactly (the same products and additions, each rounded to float).
+template <class Acc>
+std::vector<Acc> AlongAxis(const std::vector<Acc>& plane, std::vector<int64_t>& dims, size_t axis,
+                           const AxisTaps& taps, int64_t in_size, bool transpose) {
+  int64_t outer = 1, inner = 1;
+  for (size_t k = 0; k < axis; ++k) outer *= dims[k];
+  for (size_t k = axis + 1; k < dims.size(); ++k) inner *= dims[k];
+  const int64_t outputs = static_cast<int64_t>(taps.size());
+  const int64_t from = transpose ? outputs : in_size, to = transpose ? in_size : outputs;
+  std::vector<Acc> result(static_cast<size_t>(outer * to * inner), Acc{0});
+  for (int64_t a = 0; a < outer; ++a) {
+    for (int64_t o = 0; o < outputs; ++o) {
+      for (size_t j = 0; j < taps[o].size(); ++j) {
+        const InterpTap& tap = taps[o][j];
+        const Acc weight = static_cast<Acc>(tap.weight);
+        const int64_t source = transpose ? o : tap.index, target = transpose ? tap.index : o;
+        const Acc* src = &plane[static_cast<size_t>((a * from + source) * inner)];
+        Acc* dst = &result[static_cast<size_t>((a * to + target) * inner)];
+        const bool add = transpose || j > 0;
+        for (int64_t b = 0; b < inner; ++b) dst[b] = add ? dst[b] + src[b] * weight : src[b] * weight;
+      }
+    }
+  }
+  dims[axis] = to;
+  return result;
+}
+
+// Plane p of `source` (from_dims elements each) through every axis's taps, W first (PyTorch's
+// innermost sum), in Acc.
+template <class Acc>
+std::vector<Acc> InterpolatedPlane(const HostTensor& source, int64_t p, const std::vector<int64_t>& from_dims,
+                                   const std::vector<AxisTaps>& taps, const std::vector<int64_t>& in, bool transpose,
+                                   bool copies) {
+  int64_t from_count = 1;
+  for (int64_t dim : from_dims) from_count *= dim;
+  std::vector<Acc> plane(static_cast<size_t>(from_count));
+  for (int64_t k = 0; k < from_count; ++k) plane[k] = static_cast<Acc>(source.Get(p * from_count + k));
+  if (copies) return plane;
+  std::vector<int64_t> dims = from_dims;
+  for (size_t axis = in.size(); axis-- > 0;) plane = AlongAxis(plane, dims, axis, taps[axis], in[axis], transpose);
+  return plane;
+}
+
+// The upsampled side's spatial sizes, as the executors derive them: the `size` attribute, or
+// int(in * scale_factor) per axis.
+std::vector<int64_t> ExecutorOutputSize(const Json& attrs, const std::vector<int64_t>& input_shape) {
+  if (attrs.contains("size")) return SizesOf(attrs.at("size"));
+  const std::vector<double> factors = attrs.at("scale_factor").get<std::vector<double>>();
+  std::vector<int64_t> size;
+  for (size_t k = 0; k < factors.size(); ++k) {
+    size.push_back(static_cast<int64_t>(static_cast<double>(input_shape.at(2 + k)) * factors[k]));
+  }
+  return size;
+}
+
+// How upstream's executors call the API (their tests/st/<api>/executor_*.py): outputSize is
+// the `size` attribute, the scales Linear1d's -1 and everyone else's 0 (sizes only); the
+// anti-aliased bilinear backward's table gives `scale_factor` instead, passed as the scales
+// with outputSize int(in * factor). A backward's inputSize is the table's input shape and
+// its gradOut [N, C, outputSize...], drawn here from the input's range (upstream
+// back-propagates ones). The table's format label is the one the executors' get_format sets.
+// The golden: per plane and axis the PyTorch weights of the scales the API's rule keeps
+// (the scale rule), summed in float64 along W, then H, then D (PyTorch's nesting), or the
+// transpose for a backward; rounded once to the output's dtype by single_bm.
+Outcome ReplayInterpFamily(CaseDraw& d, const std::string& api_name) {
+  const interp_test::InterpApi& api = interp_test::ApiNamed(api_name);
+  const aclDataType dtype = d.Dtype("input");
+  const bool refused = InterpDtypeRefused(api_name, dtype);
+  d.MustBeRefused(refused);
+  const Json attrs = d.attrs();
+  const std::string format_name = attrs.at("format").get<std::string>();
+  if (format_name == "NHWC" || format_name == "NDHWC") return Fail("a channels-last case; the runner has no mapping for it");
+  const aclFormat format = AtkFormat(format_name);
+  const bool align_corners = d.Flag("align_corners");
+  const std::vector<int64_t> small = d.Shape("input");  // the forward's input, the backward's gradInput
+  const std::vector<int64_t> in(small.begin() + 2, small.end());
+  const std::vector<int64_t> size = ExecutorOutputSize(attrs, small);
+  std::vector<double> scales(api.spatial, api_name == "aclnnUpsampleLinear1d" ? -1.0 : 0.0);
+  if (attrs.contains("scale_factor")) scales = attrs.at("scale_factor").get<std::vector<double>>();
+  std::vector<int64_t> large = {small[0], small[1]};
+  large.insert(large.end(), size.begin(), size.end());
+  std::vector<double> scale_args = scales;
+  scale_args.resize(3, 0.0);
+  aclIntArray* output_size = aclCreateIntArray(size.data(), size.size());
+  uint64_t workspace = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus status;
+  std::unique_ptr<HostTensor> source, result;
+  if (api.backward) {
+    source = std::make_unique<HostTensor>(large, dtype, format);
+    d.Fill(*source, "gradOut", d.tensors().at("input").at("range"));
+    result = std::make_unique<HostTensor>(small, dtype, format);
+    d.Poison(*result);
+    aclIntArray* input_size = aclCreateIntArray(small.data(), small.size());
+    status = api.backward_phase1(source->get(), output_size, input_size, align_corners, scale_args.data(),
+                                 result->get(), &workspace, &executor);
+    aclDestroyIntArray(input_size);
+  } else {
+    source = d.Tensor("input", format);
+    result = std::make_unique<HostTensor>(large, dtype, format);
+    d.Poison(*result);
+    status = api.forward(source->get(), output_size, align_corners, scale_args.data(), result->get(), &workspace,
+                         &executor);
+  }
+  aclDestroyIntArray(output_size);
+  if (refused) return ExpectRefusedByChip(status, dtype);
+  Outcome launched = Launch(status, api.phase2, workspace, executor);
+  if (launched.verdict != Verdict::kPass) return launched;
+
+  const std::vector<double> counted = CountedScales(ScaleRuleOf(api_name), scales, in, size);
+  std::vector<AxisTaps> taps;
+  for (size_t k = 0; k < in.size(); ++k) {
+    taps.push_back(PyTorchAxisTaps(FilterOf(api.kind), in[k], size[k], align_corners, counted[k]));
+  }
+  // PyTorch's bicubic backward copies gradOut when no size changes (UpSampleBicubic2d.cpp).
+  const bool copies = api.backward && api.kind == oracle::InterpKind::kBicubic && in == size;
+  const std::vector<int64_t>& from_dims = api.backward ? size : in;
+  int64_t from_count = 1, to_count = 1;
+  for (size_t k = 0; k < in.size(); ++k) {
+    from_count *= from_dims[k];
+    to_count *= api.backward ? in[k] : size[k];
+  }
+  // The planes in parallel pieces, each judged on its own, then merged in order.
+  std::vector<SingleBm> pieces(RunnerThreads(), SingleBm(api.backward ? "gradInput" : "out", dtype));
+  const int64_t planes = small[0] * small[1];
+  const int64_t smallest_piece = std::max<int64_t>(1, (int64_t{1} << 14) / std::max(from_count, to_count));
+  const int used = ForEachPiece(
+      planes,
+      [&](int piece, int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const std::vector<double> golden =
+              InterpolatedPlane<double>(*source, p, from_dims, taps, in, api.backward, copies);
+          for (int64_t k = 0; k < to_count; ++k) pieces[piece].Add(result->Get(p * to_count + k), golden[k], p * to_count + k);
+        }
+      },
+      smallest_piece);
+  for (int piece = 1; piece < used; ++piece) pieces[0].Merge(pieces[piece]);
+  const Outcome judged = Judge({pieces[0]});
+  if (judged.verdict != Verdict::kFail || api.backward || dtype != ACL_FLOAT) return judged;
+  // A FLOAT forward's contract is PyTorch's fp32 kernel bit for bit, whose sums can cancel
+  // far beyond single_bm's bound against float64: then every element must be that sum.
+  std::vector<int64_t> mismatches(RunnerThreads(), 0);
+  ForEachPiece(
+      planes,
+      [&](int piece, int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const std::vector<float> torch_fp32 = InterpolatedPlane<float>(*source, p, from_dims, taps, in, false, false);
+          for (int64_t k = 0; k < to_count; ++k) {
+            const double ours = result->Get(p * to_count + k), expected = torch_fp32[k];
+            if (!(ours == expected || (std::isnan(ours) && std::isnan(expected)))) ++mismatches[piece];
+          }
+        }
+      },
+      smallest_piece);
+  for (int64_t count : mismatches) {
+    if (count > 0) return judged;
+  }
+  return {Verdict::kDocumented,
+          "fp32 tap sums cancel; every element is PyTorch's fp32 kernel's sum bit for bit (" + judged.detail + ")"};
+}
+
+// ---------------------------------------------------------------------------------------
 // A table: its cases (all, or the default tier's sample), their outcomes and the matrix line.
 
 // Elements a case touches: its tensors, plus the upsampled tensor.
@@ -1050,10 +1420,10 @@ int64_t CaseElements(const Json& c) {
     for (int64_t dim : c.at("tensors").at(name).at("shape").get<std::vector<int64_t>>()) n *= dim;
     elements += n;
   }
-  if (c.at("attrs").contains("size")) {
+  if (c.at("attrs").contains("size") || c.at("attrs").contains("scale_factor")) {
     const std::vector<int64_t> in = c.at("tensors").at("input").at("shape").get<std::vector<int64_t>>();
     int64_t n = in.at(0) * in.at(1);
-    for (int64_t s : SizesOf(c.at("attrs").at("size"))) n *= s;
+    for (int64_t s : ExecutorOutputSize(c.at("attrs"), in)) n *= s;
     elements += n;
   }
   return elements;
@@ -1159,6 +1529,45 @@ TEST(AtkReplay, UpsampleNearestExact2dBackward) {
   ReplayTable("upsample_nearest_exact2d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayNearestFamily(d, "aclnnUpsampleNearestExact2dBackward"); });
 }
 
+TEST(AtkReplay, UpsampleLinear1d) {
+  ReplayTable("upsample_linear_1d.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleLinear1d"); });
+}
+TEST(AtkReplay, UpsampleBilinear2d) {
+  ReplayTable("upsample_bilinear_2d.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBilinear2d"); });
+}
+TEST(AtkReplay, UpsampleBicubic2d) {
+  ReplayTable("upsample_bicubic_2d.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBicubic2d"); });
+}
+TEST(AtkReplay, UpsampleTrilinear3d) {
+  ReplayTable("upsample_trilinear_3d.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleTrilinear3d"); });
+}
+TEST(AtkReplay, UpsampleBilinear2dAA) {
+  ReplayTable("upsample_bilinear2d_aa.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBilinear2dAA"); });
+}
+TEST(AtkReplay, UpsampleBicubic2dAA) {
+  ReplayTable("upsample_bicubic2d_aa.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBicubic2dAA"); });
+}
+TEST(AtkReplay, UpsampleLinear1dBackward) {
+  ReplayTable("upsample_linear_1d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleLinear1dBackward"); });
+}
+TEST(AtkReplay, UpsampleBilinear2dBackward) {
+  ReplayTable("upsample_bilinear_2d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBilinear2dBackward"); });
+}
+TEST(AtkReplay, UpsampleBilinear2dBackwardV2) {
+  ReplayTable("upsample_bilinear_2d_backward_v2.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBilinear2dBackwardV2"); });
+}
+TEST(AtkReplay, UpsampleBicubic2dBackward) {
+  ReplayTable("upsample_bicubic_2d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBicubic2dBackward"); });
+}
+TEST(AtkReplay, UpsampleTrilinear3dBackward) {
+  ReplayTable("upsample_trilinear_3d_backward.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleTrilinear3dBackward"); });
+}
+TEST(AtkReplay, UpsampleBilinear2dAABackward) {
+  ReplayTable("upsample_bilinear2d_aa_backward.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBilinear2dAABackward"); });
+}
+TEST(AtkReplay, UpsampleBicubic2dAAGrad) {
+  ReplayTable("upsample_bicubic2d_aa_grad.atk_cases.json", [](CaseDraw& d) { return ReplayInterpFamily(d, "aclnnUpsampleBicubic2dAAGrad"); });
+}
 }  // namespace
 
 int main(int argc, char** argv) {
