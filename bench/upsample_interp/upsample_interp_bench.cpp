@@ -48,6 +48,10 @@ struct InterpCase {
     return channels_last ? oracle::ChannelsLastStrides(dims) : std::vector<int64_t>{};
   }
 
+  // Channels-last memory carries the NHWC / NDHWC label where the API accepts one; else (the
+  // anti-aliased APIs) the channels-first label over channels-last strides.
+  bool ChannelsLastLabel() const { return channels_last && api->channels_last_label; }
+
   aclTensor* MakeTensor(const std::vector<int64_t>& logical, void* data) const {
     std::vector<int64_t> strides = LogicalStrides(logical);
     if (strides.empty()) {
@@ -56,7 +60,7 @@ struct InterpCase {
     }
     std::vector<int64_t> view = logical, view_strides = strides;
     aclFormat format = api->format;
-    if (channels_last) {  // the channels-last label: [N, spatial..., C]
+    if (ChannelsLastLabel()) {  // [N, spatial..., C]
       view.erase(view.begin() + 1);
       view.push_back(logical[1]);
       view_strides.erase(view_strides.begin() + 1);
@@ -78,7 +82,7 @@ struct InterpCase {
     const std::vector<int64_t> spatial(large.begin() + 2, large.end());
     output_size = aclCreateIntArray(spatial.data(), spatial.size());
     std::vector<int64_t> sizes = small;  // inputSize in the label's order where the API reads it so
-    if (channels_last && api->input_size_order != interp_test::InputSizeOrder::kLogical) {
+    if (ChannelsLastLabel() && api->input_size_order != interp_test::InputSizeOrder::kLogical) {
       sizes.erase(sizes.begin() + 1);
       sizes.push_back(small[1]);
     }
