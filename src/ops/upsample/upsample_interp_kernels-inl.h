@@ -166,6 +166,15 @@ HWY_INLINE void StoreAccum(hn::Vec<DAcc> v, DAcc d, T* HWY_RESTRICT p) {
   }
 }
 
+// StoreAccum, non-temporal where `stream` and p is vector-aligned (fp32 outputs only).
+template <class DAcc, class T>
+HWY_INLINE void StoreAccumMaybeStream(hn::Vec<DAcc> v, DAcc d, T* HWY_RESTRICT p, bool stream) {
+  if constexpr (std::is_same<hn::TFromD<DAcc>, T>::value && HWY_TARGET != HWY_SCALAR) {
+    if (stream && reinterpret_cast<uintptr_t>(p) % (hn::Lanes(d) * sizeof(T)) == 0) return hn::Stream(v, d, p);
+  }
+  StoreAccum(v, d, p);
+}
+
 // Lanes of accumulators from elements of U (staged values or the input's own type).
 template <class DAcc, class U>
 HWY_INLINE hn::Vec<DAcc> LoadAccum(DAcc d, const U* HWY_RESTRICT p) {
@@ -600,12 +609,78 @@ struct ForwardTask {
     }
   }
 
+  // 2-D: consecutive output rows whose H taps read the same two input rows (most of them
+  // when upsampling) go in pairs, the W sums of those input rows computed once for both
+  // outputs; each output is still Nested<2, 2>'s operations in its order: the same bits.
+  void RunDirectRowPairs() {
+    const auto& si = plan.in_strides;
+    const T* batch = input + n * si[0] + c0 * si[1];
+    Taps<2> taps[3] = {};
+    for (int64_t oh = oh0; oh < oh0 + ohn; ++oh) {
+      taps[1].Of(plan.axes[1], oh, si[3]);
+      Taps<2> next = {};
+      if (oh + 1 < oh0 + ohn) next.Of(plan.axes[1], oh + 1, si[3]);
+      if (oh + 1 < oh0 + ohn && next.offset[0] == taps[1].offset[0] && next.offset[1] == taps[1].offset[1]) {
+        RowPair(batch, taps[1], next, OutputRow(0, oh), OutputRow(0, oh + 1));
+        ++oh;
+        continue;
+      }
+      const DA<A> d;
+      const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+      T* row = OutputRow(0, oh);
+      for (int64_t o = 0; o < own; ++o) {
+        taps[2].Of(plan.axes[2], ow0 + o, si[4]);
+        T* pixel = row + o * plan.out_strides[4];
+        int64_t c = 0;
+        for (; c + lanes <= cn; c += lanes) {
+          StoreAccumMaybeStream(Nested<2, 2>(batch, taps, c), d, pixel + c, plan.stream_stores);
+        }
+        for (; c < cn; ++c) StoreScalar(NestedScalar<2, 2>(batch, taps, c), pixel + c);
+      }
+    }
+  }
+  // Output rows a and b, whose H taps (h_a, h_b) read the same input rows.
+  OA_KERNEL_HELPER void RowPair(const T* HWY_RESTRICT batch, const Taps<2>& h_a, const Taps<2>& h_b,
+                                T* HWY_RESTRICT row_a, T* HWY_RESTRICT row_b) const {
+    const DA<A> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const T* top = batch + h_a.offset[0];
+    const T* bottom = batch + h_a.offset[1];
+    const auto ha0 = hn::Set(d, h_a.weight[0]), ha1 = hn::Set(d, h_a.weight[1]);
+    const auto hb0 = hn::Set(d, h_b.weight[0]), hb1 = hn::Set(d, h_b.weight[1]);
+    const bool stream = plan.stream_stores;
+    Taps<2> w;
+    for (int64_t o = 0; o < own; ++o) {
+      w.Of(plan.axes[2], ow0 + o, plan.in_strides[4]);
+      const auto w0 = hn::Set(d, w.weight[0]), w1 = hn::Set(d, w.weight[1]);
+      T* pixel_a = row_a + o * plan.out_strides[4];
+      T* pixel_b = row_b + o * plan.out_strides[4];
+      int64_t c = 0;
+      for (; c + lanes <= cn; c += lanes) {
+        const auto upper = hn::Add(hn::Mul(LoadAccum(d, top + w.offset[0] + c), w0),
+                                   hn::Mul(LoadAccum(d, top + w.offset[1] + c), w1));
+        const auto lower = hn::Add(hn::Mul(LoadAccum(d, bottom + w.offset[0] + c), w0),
+                                   hn::Mul(LoadAccum(d, bottom + w.offset[1] + c), w1));
+        StoreAccumMaybeStream(hn::Add(hn::Mul(upper, ha0), hn::Mul(lower, ha1)), d, pixel_a + c, stream);
+        StoreAccumMaybeStream(hn::Add(hn::Mul(upper, hb0), hn::Mul(lower, hb1)), d, pixel_b + c, stream);
+      }
+      for (; c < cn; ++c) {
+        const A upper = static_cast<A>(ToStaged(top[w.offset[0] + c])) * w.weight[0] +
+                        static_cast<A>(ToStaged(top[w.offset[1] + c])) * w.weight[1];
+        const A lower = static_cast<A>(ToStaged(bottom[w.offset[0] + c])) * w.weight[0] +
+                        static_cast<A>(ToStaged(bottom[w.offset[1] + c])) * w.weight[1];
+        StoreScalar(upper * h_a.weight[0] + lower * h_a.weight[1], pixel_a + c);
+        StoreScalar(upper * h_b.weight[0] + lower * h_b.weight[1], pixel_b + c);
+      }
+    }
+  }
+
   bool TryDirect() {
     if (!DirectApplies()) return false;
     if (plan.levels == 1) {
       RunDirect<1, 2>();
     } else {
-      RunDirect<2, 2>();
+      RunDirectRowPairs();
     }
     return true;
   }
