@@ -1,0 +1,159 @@
+// The batch-norm family's fixed-order float64 sums of one contiguous piece (Highway's
+// per-target include pattern): the same additions in the same order on every SIMD target,
+// so a sum's bits depend on the piece only. Shared by the batch-norm kernels (a channel's
+// run pieces) and the normalization family (a row), which also weights dy per element.
+#if defined(OA_OPS_BATCH_NORM_SUMS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef OA_OPS_BATCH_NORM_SUMS_INL_H_
+#undef OA_OPS_BATCH_NORM_SUMS_INL_H_
+#else
+#define OA_OPS_BATCH_NORM_SUMS_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/kernel_inline.h"
+#include "core/simd_convert-inl.h"
+#include "core/simd_float64-inl.h"
+#include "ops/batch_norm/batch_norm_kernel_common.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace oa {
+namespace HWY_NAMESPACE {
+namespace bn_kernels {
+namespace hn = hwy::HWY_NAMESPACE;
+using oa::HWY_NAMESPACE::LoadWide;
+
+// A reduction sums each contiguous piece into kSumLanes float64 partial sums:
+// element i of the piece goes to partial i % kSumLanes, in order, and the last, partial
+// group of a piece adds +0.0 to the partials past its end. A target with L lanes holds the
+// partials in kSumLanes / L vectors (L is a power of two up to kSumLanes on every target:
+// Highway caps SVE's at a power of two, CappedTag at kSumLanes), so every target makes
+// exactly the same additions, and SumPartials combines the partials in one fixed tree.
+constexpr size_t kSumLanes = 16;
+using DS = hn::CappedTag<double, kSumLanes>;
+using VS = hn::Vec<DS>;
+
+// The partial sums of one channel's piece of a pass, between run pieces (in memory: a
+// reduction task keeps one per channel of its block). `dy` holds sum(dy) or sum(x - mean),
+// `dyx` sum(dy * (x - mean)) or sum((x - mean)^2); the scalar sums take strided runs, which
+// are summed element by element in order.
+struct PartialSums {
+  HWY_ALIGN double dy[kSumLanes] = {};
+  HWY_ALIGN double dyx[kSumLanes] = {};
+  double dy_scalar = 0.0, dyx_scalar = 0.0;
+};
+
+// The one combine tree of the kSumLanes partials: halves added lane by lane, four times.
+HWY_INLINE double SumPartials(const double* partials) {
+  double level[kSumLanes];
+  std::copy(partials, partials + kSumLanes, level);
+  for (size_t width = kSumLanes / 2; width >= 1; width /= 2) {
+    for (size_t j = 0; j < width; ++j) level[j] = level[j] + level[j + width];
+  }
+  return level[0];
+}
+
+// A pass's two sums from its partials (a block's, or a channel's within a reduction task).
+HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_dyx) {
+  *sum_dy = SumPartials(acc.dy) + acc.dy_scalar;
+  *sum_dyx = SumPartials(acc.dyx) + acc.dyx_scalar;
+}
+
+// One vector (partials [q*L, (q+1)*L)) of a group: the pass's contributions, lanes outside
+// `lanes` as +0.0 (kMasked: the group is the piece's last, partial one). kWeighted (kReduce
+// only): dy is first multiplied by the element's weight (exact: a product of two floats).
+template <int kPass, bool kMasked, bool kWeighted, class T>
+HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy,
+                                 const double* HWY_RESTRICT weight, VS mean, hn::Mask<DS> lanes, VS& sum_dy,
+                                 VS& sum_dyx) {
+  const auto keep = [&](VS v) { return kMasked ? hn::IfThenElseZero(lanes, v) : v; };
+  const VS centered = hn::Sub(LoadWide(ds, x), mean);
+  if constexpr (kPass == bn::kSumX) {
+    sum_dy = hn::Add(sum_dy, keep(centered));
+  } else if constexpr (kPass == bn::kCentredSquares) {
+    sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(centered, centered)));
+  } else {
+    VS g = LoadWide(ds, dy);
+    if constexpr (kWeighted) g = hn::Mul(g, hn::LoadU(ds, weight));
+    sum_dy = hn::Add(sum_dy, keep(g));
+    sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(g, centered)));
+  }
+}
+
+// The sums of one contiguous piece of n elements into `acc` (kPass: kReduce, kSumX or
+// kCentredSquares), with kChains vectors of kSumLanes / kChains lanes each.
+template <int kPass, size_t kChains, bool kWeighted, class T>
+OA_KERNEL_HELPER void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                                       PartialSums& acc, const double* HWY_RESTRICT weight) {
+  const DS ds;
+  constexpr size_t kGroup = kSumLanes;
+  const size_t lanes = kGroup / kChains;
+  HWY_DASSERT(hn::Lanes(ds) == lanes);
+  OA_VEC_ARRAY(VS, sum_dy, kChains);
+  OA_VEC_ARRAY(VS, sum_dyx, kChains);
+  #pragma GCC unroll 16
+  for (size_t q = 0; q < kChains; ++q) {
+    OA_VEC_AT(sum_dy, q) = hn::Load(ds, acc.dy + q * lanes);
+    OA_VEC_AT(sum_dyx, q) = hn::Load(ds, acc.dyx + q * lanes);
+  }
+  const VS v_mean = hn::Set(ds, mean);
+  const auto all = hn::FirstN(ds, lanes);
+  int64_t i = 0;
+  for (; i + static_cast<int64_t>(kGroup) <= n; i += kGroup) {
+    #pragma GCC unroll 16
+    for (size_t q = 0; q < kChains; ++q) {
+      AddContributions<kPass, false, kWeighted>(ds, x + i + q * lanes, dy + i + q * lanes,
+                                                kWeighted ? weight + i + q * lanes : nullptr, v_mean, all,
+                                                OA_VEC_AT(sum_dy, q), OA_VEC_AT(sum_dyx, q));
+    }
+  }
+  if (i < n) {
+    // The last group from zero-padded copies; the lanes past n add +0.0.
+    const size_t left = static_cast<size_t>(n - i);
+    T x_group[kGroup] = {}, dy_group[kGroup] = {};
+    HWY_ALIGN double weight_group[kGroup] = {};
+    std::copy(x + i, x + n, x_group);
+    if (bn::ReadsDy(kPass)) std::copy(dy + i, dy + n, dy_group);
+    if (kWeighted) std::copy(weight + i, weight + n, weight_group);
+    #pragma GCC unroll 16
+    for (size_t q = 0; q < kChains; ++q) {
+      const size_t valid = left > q * lanes ? std::min(lanes, left - q * lanes) : 0;
+      AddContributions<kPass, true, kWeighted>(ds, x_group + q * lanes, dy_group + q * lanes, weight_group + q * lanes,
+                                               v_mean, hn::FirstN(ds, valid), OA_VEC_AT(sum_dy, q),
+                                               OA_VEC_AT(sum_dyx, q));
+    }
+  }
+  #pragma GCC unroll 16
+  for (size_t q = 0; q < kChains; ++q) {
+    hn::Store(OA_VEC_AT(sum_dy, q), ds, acc.dy + q * lanes);
+    hn::Store(OA_VEC_AT(sum_dyx, q), ds, acc.dyx + q * lanes);
+  }
+}
+
+// `weight` (kWeighted only): n doubles, element i's weight on dy.
+template <int kPass, class T, bool kWeighted = false>
+OA_KERNEL_HELPER void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                                 PartialSums& acc, const double* HWY_RESTRICT weight = nullptr) {
+#if HWY_HAVE_SCALABLE
+  // The lane count is known at run time only: one instantiation per possible count.
+  // Every scalable vector holds at least two doubles (SVE's are 128 bits or more).
+  switch (hn::Lanes(DS())) {
+    case 2: return SumSegmentChains<kPass, 8, kWeighted>(x, dy, n, mean, acc, weight);
+    case 4: return SumSegmentChains<kPass, 4, kWeighted>(x, dy, n, mean, acc, weight);
+    case 8: return SumSegmentChains<kPass, 2, kWeighted>(x, dy, n, mean, acc, weight);
+    default: return SumSegmentChains<kPass, 1, kWeighted>(x, dy, n, mean, acc, weight);
+  }
+#else
+  SumSegmentChains<kPass, kSumLanes / hn::MaxLanes(DS()), kWeighted>(x, dy, n, mean, acc, weight);
+#endif
+}
+
+}  // namespace bn_kernels
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
