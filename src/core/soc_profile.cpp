@@ -61,6 +61,7 @@ SocProfile Load() {
   }
   const Chip chip = profile.chip;
   profile.batch_norm_bf16 = chip != Chip::k910 && chip != Chip::k310P;
+  profile.norm_bf16 = chip != Chip::k910 && chip != Chip::k310P;
   profile.batch_norm_channels_last = chip == Chip::k950;  // the register-based kernels only
   profile.save_invstd_is_variance = chip != Chip::k950;  // every chip with upstream's TBE / BatchNormV3 path
   return profile;

@@ -1,0 +1,32 @@
+// Phase 2 of the row normalizations: runs a plan on raw pointers.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/norm/norm_plan.h"
+
+namespace oa {
+namespace norm {
+
+// The workspace seen as named arrays (norm_plan.h has the map).
+struct NormWorkspace {
+  double* weight;    // row_length: the weight per lane (absent: 1)
+  double* bias;      // row_length: the bias per lane (absent: 0)
+  double* partials;  // backward: per block, 2 x row_length column sums
+  char* gather;      // gather: per block, one row of each big tensor
+
+  NormWorkspace(const RowNormPlan& plan, void* workspace) {
+    char* base = static_cast<char*>(workspace);
+    const uint64_t lanes_bytes = (static_cast<uint64_t>(plan.row_length) * sizeof(double) + 63) / 64 * 64;
+    weight = reinterpret_cast<double*>(base + plan.ws_params);
+    bias = reinterpret_cast<double*>(base + plan.ws_params + lanes_bytes);
+    partials = reinterpret_cast<double*>(base + plan.ws_partials);
+    gather = base + plan.ws_gather;
+  }
+};
+
+// Runs the whole plan; workspace holds plan.workspace_bytes (64-byte aligned).
+void RunRowNormPlan(const RowNormPlan& plan, void* workspace);
+
+}  // namespace norm
+}  // namespace oa

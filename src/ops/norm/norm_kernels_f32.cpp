@@ -1,0 +1,17 @@
+// The row-normalization blocks for float input (see norm_kernels-inl.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "ops/norm/norm_kernels_f32.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "ops/norm/norm_kernels-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace oa {
+namespace HWY_NAMESPACE {
+void NormRowBlockF32(const norm::RowNormPlan& plan, const norm::NormWorkspace& ws, int64_t block) {
+  norm_kernels::RowBlockT<float>(plan, ws, block);
+}
+}  // namespace HWY_NAMESPACE
+}  // namespace oa
+HWY_AFTER_NAMESPACE();

@@ -1,0 +1,93 @@
+// What phase 1 decides for one call of a row normalization (LayerNorm, RmsNorm and their
+// backwards): the data seen as `rows` rows of `row_length` elements (the normalized dims),
+// each normalized with its own statistics and the per-lane (per normalized position)
+// weight and bias. Phase 2 reads only this.
+#pragma once
+
+#include <cstdint>
+
+#include "acl/acl_base.h"
+
+namespace oa {
+namespace norm {
+
+constexpr int kMaxDims = 8;
+
+// The big tensors, each [rows x row_length]: x (input), dy (gradOut), out (y or gradInput).
+enum BigTensor { kX = 0, kDy = 1, kOut = 2, kNumBigTensors = 3 };
+
+enum class Operation {
+  kLayerNorm,          // y = (x - mean) * rstd * w + b; mean, rstd out
+  kRmsNorm,            // y = x * rstd * w, rstd = 1/sqrt(mean(x^2) + eps); rstd out
+  kLayerNormBackward,  // dx, dw = sum dy * xhat, db = sum dy, from the given mean and rstd
+  kRmsNormBackward,    // dx, dw = sum dy * x * rstd, from the given rstd
+};
+
+inline bool IsBackward(Operation op) {
+  return op == Operation::kLayerNormBackward || op == Operation::kRmsNormBackward;
+}
+inline bool IsCentred(Operation op) { return op == Operation::kLayerNorm || op == Operation::kLayerNormBackward; }
+
+// Element i of a view in its logical (row-major) order -> element offset, over the view's
+// dims with size-1 dims dropped and mergeable neighbours merged.
+struct StridedIndex {
+  int rank = 0;
+  int64_t size[kMaxDims] = {};
+  int64_t stride[kMaxDims] = {};
+  int64_t Offset(int64_t i) const {
+    int64_t offset = 0;
+    for (int k = rank - 1; k >= 0 && i != 0; --k) {
+      offset += (i % size[k]) * stride[k];
+      i /= size[k];
+    }
+    return offset;
+  }
+  bool Contiguous() const { return rank == 0 || (rank == 1 && stride[0] == 1); }
+};
+
+// A small tensor read or written element by element in logical order: a statistic per row
+// (mean, rstd) or a parameter per lane (weight, bias and their gradients).
+struct SmallVector {
+  char* data = nullptr;  // element 0 of the view; null: absent or not requested
+  aclDataType dtype = ACL_FLOAT;
+  StridedIndex index;
+};
+
+struct RowNormPlan {
+  Operation operation = Operation::kLayerNorm;
+  int64_t rows = 0;
+  int64_t row_length = 0;
+  double eps = 1e-5;
+
+  // ---- the big tensors (null: not used, or gradInput not requested) ----
+  char* big[kNumBigTensors] = {};
+  aclDataType dtype[kNumBigTensors] = {ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
+  StridedIndex row_index[kNumBigTensors];   // row r -> offset of its first element
+  StridedIndex lane_index[kNumBigTensors];  // lane j -> offset within the row
+  bool gather = false;  // some big tensor's rows are not contiguous: rows go through the workspace
+
+  // ---- the small tensors ----
+  SmallVector weight;       // absent: 1
+  SmallVector bias;         // absent: 0 (kLayerNorm)
+  SmallVector mean;         // forward: output; backward: input (kLayerNormBackward)
+  SmallVector rstd;         // forward: output; backward: input
+  SmallVector grad_weight;  // backward outputs; null: not requested
+  SmallVector grad_bias;
+
+  bool want_column_sums() const { return grad_weight.data != nullptr || grad_bias.data != nullptr; }
+
+  // ---- fixed partition (a function of the shape only) ----
+  int64_t rows_per_block = 1;
+  int64_t blocks = 0;
+  int max_threads = 1;  // scheduling only
+
+  // ---- workspace map (byte offsets) ----
+  uint64_t ws_params = 0;    // row_length doubles each: weight, bias
+  uint64_t ws_partials = 0;  // backward: per block, row_length doubles each: sum dy*xhat, sum dy
+  uint64_t ws_gather = 0;    // gather: per block, one row of each big tensor in its dtype
+  uint64_t gather_block_bytes = 0;
+  uint64_t workspace_bytes = 0;
+};
+
+}  // namespace norm
+}  // namespace oa

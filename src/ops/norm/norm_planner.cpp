@@ -1,0 +1,113 @@
+// Phase 1 of the row normalizations: the geometry of every tensor, the fixed partition
+// into row blocks and the workspace map.
+#include "ops/norm/norm_planner.h"
+
+#include <algorithm>
+
+#include "core/dtype.h"
+#include "core/executor.h"
+#include "core/handles.h"
+
+namespace oa {
+namespace norm {
+namespace {
+
+// A block holds about this many elements (a few rows of a large row, many of a small one),
+// so a tiny call is one task and a large one has enough tasks for any thread count.
+constexpr int64_t kBlockElements = int64_t{1} << 15;
+// The backward keeps two partial column sums per lane per block: at most this many blocks.
+constexpr int64_t kMaxColumnBlocks = 64;
+// Below this many elements one thread runs the call (thread wake-up costs more).
+constexpr int64_t kElementsPerThread = int64_t{1} << 15;
+
+constexpr uint64_t AlignUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+SmallVector MakeSmallVector(const aclTensor* t) {
+  SmallVector v;
+  if (t == nullptr) return v;
+  v.data = ElementAddress(*t);
+  v.dtype = t->dtype;
+  v.index = MakeStridedIndex(*t, 0, static_cast<int>(t->Rank()));
+  return v;
+}
+
+}  // namespace
+
+StridedIndex MakeStridedIndex(const aclTensor& t, int first, int last) {
+  StridedIndex index;
+  for (int k = first; k < last; ++k) {
+    const int64_t size = t.view_dims[k];
+    if (size == 1) continue;
+    if (index.rank > 0 && index.stride[index.rank - 1] == t.strides[k] * size) {
+      index.size[index.rank - 1] *= size;  // the outer neighbour steps over exactly this dim
+      index.stride[index.rank - 1] = t.strides[k];
+      continue;
+    }
+    index.size[index.rank] = size;
+    index.stride[index.rank] = t.strides[k];
+    ++index.rank;
+  }
+  return index;
+}
+
+RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
+  RowNormPlan plan;
+  plan.operation = in.operation;
+  plan.eps = in.eps;
+  const int rank = static_cast<int>(in.x->Rank());
+  const int split = rank - in.normalized_dims;
+  plan.rows = 1;
+  for (int k = 0; k < split; ++k) plan.rows *= in.x->view_dims[k];
+  plan.row_length = 1;
+  for (int k = split; k < rank; ++k) plan.row_length *= in.x->view_dims[k];
+
+  const aclTensor* big[kNumBigTensors] = {in.x, in.dy, in.out};
+  uint64_t row_bytes = 0;
+  for (int t = 0; t < kNumBigTensors; ++t) {
+    if (big[t] == nullptr) continue;
+    plan.big[t] = ElementAddress(*big[t]);
+    plan.dtype[t] = big[t]->dtype;
+    plan.row_index[t] = MakeStridedIndex(*big[t], 0, split);
+    plan.lane_index[t] = MakeStridedIndex(*big[t], split, rank);
+    if (!plan.lane_index[t].Contiguous()) plan.gather = true;
+    row_bytes += AlignUp(static_cast<uint64_t>(plan.row_length) * DataTypeSize(big[t]->dtype));
+  }
+  plan.weight = MakeSmallVector(in.weight);
+  plan.bias = MakeSmallVector(in.bias);
+  plan.mean = MakeSmallVector(in.mean);
+  plan.rstd = MakeSmallVector(in.rstd);
+  plan.grad_weight = MakeSmallVector(in.grad_weight);
+  plan.grad_bias = MakeSmallVector(in.grad_bias);
+
+  // The partition: blocks of whole rows, from the shape alone.
+  const int64_t length = std::max<int64_t>(plan.row_length, 1);
+  plan.rows_per_block = std::max<int64_t>(1, kBlockElements / length);
+  if (plan.want_column_sums()) {
+    plan.rows_per_block = std::max(plan.rows_per_block, (plan.rows + kMaxColumnBlocks - 1) / kMaxColumnBlocks);
+  }
+  plan.rows_per_block = std::min(plan.rows_per_block, std::max<int64_t>(plan.rows, 1));
+  plan.blocks = plan.rows == 0 ? 0 : (plan.rows + plan.rows_per_block - 1) / plan.rows_per_block;
+  // A backward asked for nothing (every mask flag false) runs nothing.
+  if (IsBackward(plan.operation) && in.out == nullptr && !plan.want_column_sums()) plan.blocks = 0;
+  const int64_t elements = plan.rows * plan.row_length;
+  plan.max_threads = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>({threads, plan.blocks, elements / kElementsPerThread})));
+
+  // The workspace.
+  const uint64_t lanes_bytes = AlignUp(static_cast<uint64_t>(plan.row_length) * sizeof(double));
+  uint64_t offset = 0;
+  plan.ws_params = offset;
+  offset += 2 * lanes_bytes;
+  plan.ws_partials = offset;
+  if (plan.want_column_sums()) offset += 2 * lanes_bytes * static_cast<uint64_t>(plan.blocks);
+  plan.ws_gather = offset;
+  if (plan.gather) {
+    plan.gather_block_bytes = row_bytes;
+    offset += row_bytes * static_cast<uint64_t>(plan.blocks);
+  }
+  plan.workspace_bytes = offset;
+  return plan;
+}
+
+}  // namespace norm
+}  // namespace oa

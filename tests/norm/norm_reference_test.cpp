@@ -1,0 +1,150 @@
+// LayerNorm, RmsNorm and their backwards against wide-precision references of their
+// formulas (no torch, so this runs in the sanitizer builds and on every SIMD target): random
+// shapes, normalized dims, dtype mixes, layouts and optional tensors; empty problems; large
+// means; the same bits at every thread count.
+#include "norm/norm_test_common.h"
+
+#include <cstring>
+
+#include "core/thread_pool.h"
+
+namespace normtest {
+namespace {
+
+const ::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(new bntest::AclEnvironment);
+
+constexpr Op kOps[] = {Op::kLayerNorm, Op::kRmsNorm, Op::kLayerNormBackward, Op::kRmsNormGrad};
+
+class NormReference : public ::testing::TestWithParam<Op> {};
+
+TEST_P(NormReference, RandomProblems) {
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const Case c = RandomCase(GetParam(), seed);
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+    CheckOutputs(p);
+    if (HasFailure()) return;
+  }
+}
+
+// Rows long enough for several vectors and a tail, around a large mean (the centring and
+// the variance's cancellation), with and without the gather path.
+TEST_P(NormReference, LargeMeanLongRows) {
+  for (const auto& layout : {Layout::kContiguous, Layout::kPermuted}) {
+    for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+      Case c;
+      c.op = GetParam();
+      c.shape = {5, 3, 1037};
+      c.normalized = 1;
+      c.io = c.out = io;
+      c.layout[0] = c.layout[1] = c.layout[2] = layout;
+      c.center = 1000.0;
+      c.scale = 0.01;
+      c.seed = 7;
+      Problem p(c);
+      ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+      CheckOutputs(p);
+    }
+  }
+}
+
+// The same bits for 1, 2 and 3 threads (a problem of several blocks).
+TEST_P(NormReference, IdenticalBitsForAnyThreadCount) {
+  Case c;
+  c.op = GetParam();
+  c.shape = {700, 300};
+  c.normalized = 1;
+  c.seed = 11;
+  std::vector<std::vector<unsigned char>> first;
+  for (int threads : {1, 2, 3}) {
+    oa::SetNumThreads(threads);
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    CheckOutputs(p);
+    std::vector<std::vector<unsigned char>> bytes;
+    for (HostTensor* o : p.Outputs()) {
+      const auto* data = static_cast<const unsigned char*>(o->buffer->data());
+      bytes.emplace_back(data, data + o->count() * bntest::ElementSize(o->dtype));
+    }
+    if (first.empty()) {
+      first = bytes;
+    } else {
+      EXPECT_EQ(bytes, first) << threads << " threads";
+    }
+  }
+  oa::SetNumThreads(0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, NormReference, ::testing::ValuesIn(kOps),
+                         [](const ::testing::TestParamInfo<Op>& info) { return std::string(OpName(info.param)); });
+
+// Empty problems: no rows (LayerNormBackward's gradWeight and gradBias are zeros), and rows
+// of nothing (LayerNorm: mean 0, rstd NaN, as upstream).
+TEST(NormEmpty, NoRows) {
+  for (Op op : kOps) {
+    Case c;
+    c.op = op;
+    c.shape = {0, 4, 6};
+    c.normalized = 2;
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+    if (Backward(op)) {
+      for (int64_t j = 0; j < p.grad_weight.count(); ++j) EXPECT_EQ(p.grad_weight.Get(j), 0.0) << c.Describe();
+    }
+    if (op == Op::kLayerNormBackward) {
+      for (int64_t j = 0; j < p.grad_bias.count(); ++j) EXPECT_EQ(p.grad_bias.Get(j), 0.0) << c.Describe();
+    }
+    for (HostTensor* o : p.Outputs()) EXPECT_TRUE(o->buffer->GuardsIntact()) << c.Describe();
+  }
+}
+
+TEST(NormEmpty, EmptyRowsGiveZeroMeanAndNanRstd) {
+  Case c;
+  c.op = Op::kLayerNorm;
+  c.shape = {3, 2, 0};
+  c.normalized = 1;
+  Problem p(c);
+  ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  ASSERT_EQ(p.mean.count(), 6);
+  for (int64_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(p.mean.Get(i), 0.0);
+    EXPECT_TRUE(std::isnan(p.rstd.Get(i)));
+  }
+}
+
+// LayerNorm's statistics are optional; the others still come out right without them.
+TEST(NormOptional, LayerNormWithoutStatisticsOrParameters) {
+  for (int variant = 0; variant < 4; ++variant) {
+    Case c;
+    c.op = Op::kLayerNorm;
+    c.shape = {4, 33};
+    c.weight = variant & 1;
+    c.bias = variant & 2;
+    c.mean_out = variant == 0;
+    c.rstd_out = variant != 3;
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+    CheckOutputs(p);
+  }
+}
+
+// Every outputMask combination of LayerNormBackward (null for what it does not ask).
+TEST(NormOptional, LayerNormBackwardMasks) {
+  for (int bits = 0; bits < 8; ++bits) {
+    Case c;
+    c.op = Op::kLayerNormBackward;
+    c.shape = {6, 5, 40};
+    c.normalized = 2;
+    c.mask = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+    CheckOutputs(p);
+    if (!c.mask[0]) {  // an output not asked for is not written
+      const auto* data = static_cast<const unsigned char*>(p.out.buffer->data());
+      EXPECT_EQ(data[0], 0xA5);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace normtest

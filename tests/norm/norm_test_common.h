@@ -1,0 +1,356 @@
+// Shared by the row-normalization tests (LayerNorm, RmsNorm and their backwards): problem
+// descriptions (any rank, any number of normalized dims, every layout, independent dtypes
+// for the parameters and statistics), the two-phase call, and an independent wide-precision
+// reference with compensated sums (no code of the library's).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "fast_batch_norm_backward/bn_test_common.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+#include "aclnnop/aclnn_rms_norm.h"
+#include "aclnnop/aclnn_rms_norm_grad.h"
+
+namespace normtest {
+
+using bntest::CompensatedSum;
+using bntest::HostTensor;
+using bntest::Layout;
+using bntest::Wide;
+
+enum class Op { kLayerNorm, kRmsNorm, kLayerNormBackward, kRmsNormGrad };
+inline const char* OpName(Op op) {
+  switch (op) {
+    case Op::kLayerNorm: return "LayerNorm";
+    case Op::kRmsNorm: return "RmsNorm";
+    case Op::kLayerNormBackward: return "LayerNormBackward";
+    case Op::kRmsNormGrad: return "RmsNormGrad";
+  }
+  return "?";
+}
+inline bool Backward(Op op) { return op == Op::kLayerNormBackward || op == Op::kRmsNormGrad; }
+inline bool Centred(Op op) { return op == Op::kLayerNorm || op == Op::kLayerNormBackward; }
+
+struct Case {
+  Op op = Op::kLayerNorm;
+  std::vector<int64_t> shape;
+  int normalized = 1;  // trailing dims
+  aclDataType io = ACL_FLOAT;      // x (and dy)
+  aclDataType out = ACL_FLOAT;     // y / gradInput (LayerNorm: any; others: io)
+  aclDataType param = ACL_FLOAT;   // weight and bias
+  aclDataType stat = ACL_FLOAT;    // mean and rstd (RmsNorm: float32)
+  aclDataType grad = ACL_FLOAT;    // gradWeight / gradBias (RmsNormGrad: float32)
+  bool weight = true, bias = true;
+  bool mean_out = true, rstd_out = true;  // LayerNorm's optional statistics
+  std::array<bool, 3> mask{true, true, true};  // LayerNormBackward
+  Layout layout[3] = {Layout::kContiguous, Layout::kContiguous, Layout::kContiguous};  // x, dy, out
+  bool small_gaps = false;  // the parameter and statistic tensors with stride 2 in their last dim
+  double eps = 1e-5;
+  double center = 0.0, scale = 1.0;
+  uint64_t seed = 1;
+
+  std::vector<int64_t> NormShape() const { return {shape.end() - normalized, shape.end()}; }
+  std::vector<int64_t> StatShape() const {
+    std::vector<int64_t> s = shape;
+    for (size_t k = shape.size() - normalized; k < s.size(); ++k) s[k] = 1;
+    return s;
+  }
+  int64_t Rows() const {
+    int64_t r = 1;
+    for (size_t k = 0; k + normalized < shape.size(); ++k) r *= shape[k];
+    return r;
+  }
+  int64_t RowLength() const {
+    int64_t n = 1;
+    for (size_t k = shape.size() - normalized; k < shape.size(); ++k) n *= shape[k];
+    return n;
+  }
+  std::string Describe() const {
+    std::string s = std::string(OpName(op)) + " " + bntest::DtName(io) + "->" + bntest::DtName(out) + " [";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+    s += "] normalized=" + std::to_string(normalized) + " param=" + bntest::DtName(param) +
+         (weight ? " w" : " -") + (bias ? "b" : "-") + " stat=" + bntest::DtName(stat) + " grad=" +
+         bntest::DtName(grad) + " mask=" + (mask[0] ? "1" : "0") + (mask[1] ? "1" : "0") + (mask[2] ? "1" : "0");
+    for (int t = 0; t < 3; ++t) s += std::string(" ") + bntest::LayoutName(layout[t]);
+    s += (small_gaps ? " gaps" : "") + std::string(" eps=") + std::to_string(eps) + " center=" +
+         std::to_string(center) + " seed=" + std::to_string(seed);
+    return s;
+  }
+};
+
+inline std::vector<int64_t> SmallStrides(const std::vector<int64_t>& shape, bool gaps) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t step = gaps ? 2 : 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    strides[k] = step;
+    step *= std::max<int64_t>(shape[k], 1);
+  }
+  return strides;
+}
+
+// The tensors of a case, filled with deterministic data; outputs pre-filled with a marker.
+struct Problem {
+  Case c;
+  HostTensor x, dy, out, weight, bias, mean, rstd, grad_weight, grad_bias;
+  aclIntArray* norm_shape = nullptr;
+  aclBoolArray* mask = nullptr;
+
+  explicit Problem(const Case& cs) : c(cs) {
+    const std::vector<int64_t> norm = c.NormShape(), stat = c.StatShape();
+    x = HostTensor(c.io, c.shape, bntest::StridesFor(c.layout[0], c.shape, c.seed + 11));
+    dy = HostTensor(c.io, c.shape, bntest::StridesFor(c.layout[1], c.shape, c.seed + 12));
+    out = HostTensor(c.out, c.shape, bntest::StridesFor(c.layout[2], c.shape, c.seed + 13));
+    weight = HostTensor(c.param, norm, SmallStrides(norm, c.small_gaps));
+    bias = HostTensor(c.param, norm, SmallStrides(norm, c.small_gaps));
+    mean = HostTensor(c.stat, stat, SmallStrides(stat, c.small_gaps));
+    rstd = HostTensor(c.stat, stat, SmallStrides(stat, c.small_gaps));
+    grad_weight = HostTensor(c.grad, norm, SmallStrides(norm, c.small_gaps));
+    grad_bias = HostTensor(c.grad, norm, SmallStrides(norm, c.small_gaps));
+    support::SplitMix64 rng(c.seed);
+    for (int64_t i = 0; i < x.count(); ++i) x.Set(i, c.center + c.scale * rng.NextIn(-2.0, 2.0));
+    for (int64_t i = 0; i < dy.count(); ++i) dy.Set(i, rng.NextIn(-1.0, 1.0));
+    for (int64_t i = 0; i < weight.count(); ++i) weight.Set(i, rng.NextIn(-2.0, 2.0));
+    for (int64_t i = 0; i < bias.count(); ++i) bias.Set(i, rng.NextIn(-1.0, 1.0));
+    if (Backward(c.op)) {  // saved statistics near the data's own
+      for (int64_t i = 0; i < mean.count(); ++i) mean.Set(i, c.center + c.scale * rng.NextIn(-0.1, 0.1));
+      for (int64_t i = 0; i < rstd.count(); ++i) rstd.Set(i, rng.NextIn(0.5, 1.0) / c.scale);
+    }
+    for (HostTensor* o : Outputs()) o->buffer->FillView(0xA5);
+    const std::vector<int64_t> values(norm.begin(), norm.end());
+    norm_shape = aclCreateIntArray(values.data(), values.size());
+    bool flags[3] = {c.mask[0], c.mask[1], c.mask[2]};
+    mask = aclCreateBoolArray(flags, 3);
+  }
+  ~Problem() {
+    aclDestroyIntArray(norm_shape);
+    aclDestroyBoolArray(mask);
+  }
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  std::vector<HostTensor*> Outputs() {
+    switch (c.op) {
+      case Op::kLayerNorm: return {&out, &mean, &rstd};
+      case Op::kRmsNorm: return {&out, &rstd};
+      case Op::kLayerNormBackward: return {&out, &grad_weight, &grad_bias};
+      case Op::kRmsNormGrad: return {&out, &grad_weight};
+    }
+    return {};
+  }
+
+  aclnnStatus Run() {
+    uint64_t workspace_size = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus status = ACLNN_SUCCESS;
+    aclnnStatus (*run)(void*, uint64_t, aclOpExecutor*, aclrtStream) = nullptr;
+    const aclTensor* w = c.weight ? weight.handle : nullptr;
+    const aclTensor* b = c.bias ? bias.handle : nullptr;
+    switch (c.op) {
+      case Op::kLayerNorm:
+        status = aclnnLayerNormGetWorkspaceSize(x.handle, norm_shape, w, b, c.eps, out.handle,
+                                                c.mean_out ? mean.handle : nullptr, c.rstd_out ? rstd.handle : nullptr,
+                                                &workspace_size, &executor);
+        run = aclnnLayerNorm;
+        break;
+      case Op::kRmsNorm:
+        status = aclnnRmsNormGetWorkspaceSize(x.handle, weight.handle, c.eps, out.handle, rstd.handle, &workspace_size,
+                                              &executor);
+        run = aclnnRmsNorm;
+        break;
+      case Op::kLayerNormBackward:
+        status = aclnnLayerNormBackwardGetWorkspaceSize(dy.handle, x.handle, norm_shape, mean.handle, rstd.handle, w, b,
+                                                        mask, c.mask[0] ? out.handle : nullptr,
+                                                        c.mask[1] ? grad_weight.handle : nullptr,
+                                                        c.mask[2] ? grad_bias.handle : nullptr, &workspace_size,
+                                                        &executor);
+        run = aclnnLayerNormBackward;
+        break;
+      case Op::kRmsNormGrad:
+        status = aclnnRmsNormGradGetWorkspaceSize(dy.handle, x.handle, rstd.handle, weight.handle, out.handle,
+                                                  grad_weight.handle, &workspace_size, &executor);
+        run = aclnnRmsNormGrad;
+        break;
+    }
+    if (status != ACLNN_SUCCESS) return status;
+    void* workspace = nullptr;
+    if (workspace_size > 0 && aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+      return ACLNN_ERR_INNER;
+    }
+    status = run(workspace, workspace_size, executor, nullptr);
+    const aclError sync = aclrtSynchronizeStream(nullptr);
+    aclrtFree(workspace);
+    if (status != ACLNN_SUCCESS) return status;
+    return sync == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
+  }
+};
+
+// The exact formulas on the stored inputs (Wide, compensated sums), each output with the
+// size of the terms it is made of (the evaluation window of bntest::EqualsRoundedOnce).
+struct Reference {
+  std::vector<double> out, out_scale, mean, mean_scale, rstd, rstd_scale, dw, dw_scale, db, db_scale;
+};
+
+inline Reference ComputeReference(const Problem& p) {
+  const Case& c = p.c;
+  const int64_t rows = c.Rows(), n = c.RowLength();
+  const Wide eps = static_cast<float>(c.eps);  // the operators' epsilon is a float attribute
+  Reference ref;
+  ref.out.resize(rows * n);
+  ref.out_scale.resize(rows * n);
+  ref.dw.assign(n, 0.0);
+  ref.dw_scale.assign(n, 0.0);
+  ref.db.assign(n, 0.0);
+  ref.db_scale.assign(n, 0.0);
+  std::vector<CompensatedSum> dw(n), db(n);
+  std::vector<Wide> w(n), b(n);
+  for (int64_t j = 0; j < n; ++j) {
+    const bool has_weight = c.weight || c.op == Op::kRmsNorm || c.op == Op::kRmsNormGrad;
+    w[j] = has_weight ? p.weight.Get(j) : 1.0;
+    b[j] = c.bias && c.op == Op::kLayerNorm ? p.bias.Get(j) : 0.0;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t base = r * n;
+    Wide mean = 0, rstd = 0;
+    if (!Backward(c.op)) {
+      CompensatedSum sum, abs_sum;
+      if (Centred(c.op)) {
+        for (int64_t j = 0; j < n; ++j) {
+          sum.Add(p.x.Get(base + j));
+          abs_sum.Add(std::fabs(p.x.Get(base + j)));
+        }
+        mean = sum.Value() / n;
+      }
+      CompensatedSum squares;
+      for (int64_t j = 0; j < n; ++j) {
+        const Wide d = p.x.Get(base + j) - mean;
+        squares.Add(d * d);
+      }
+      rstd = n == 0 ? NAN : 1 / std::sqrt(squares.Value() / n + eps);
+      ref.mean.push_back(static_cast<double>(mean));
+      ref.mean_scale.push_back(n == 0 ? 0.0 : static_cast<double>(abs_sum.Value() / n));
+      ref.rstd.push_back(static_cast<double>(rstd));
+      ref.rstd_scale.push_back(std::fabs(static_cast<double>(rstd)));
+      for (int64_t j = 0; j < n; ++j) {
+        const Wide xv = p.x.Get(base + j);
+        ref.out[base + j] = static_cast<double>((xv - mean) * rstd * w[j] + b[j]);
+        ref.out_scale[base + j] =
+            static_cast<double>((std::fabs(xv) + std::fabs(mean)) * rstd * std::fabs(w[j]) + std::fabs(b[j]));
+      }
+      continue;
+    }
+    mean = Centred(c.op) ? p.mean.Get(r) : 0.0;
+    rstd = p.rstd.Get(r);
+    CompensatedSum sum_wdy, sum_wdyx;
+    Wide abs_wdy = 0, abs_wdyx = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const Wide g = w[j] * static_cast<Wide>(p.dy.Get(base + j)), d = p.x.Get(base + j) - mean;
+      sum_wdy.Add(g);
+      sum_wdyx.Add(g * d);
+      abs_wdy += std::fabs(g);
+      abs_wdyx += std::fabs(g * d);
+    }
+    const Wide a = Centred(c.op) ? sum_wdy.Value() / n : 0, abs_a = Centred(c.op) ? abs_wdy / n : 0;
+    const Wide k = rstd * rstd * sum_wdyx.Value() / n, abs_k = rstd * rstd * abs_wdyx / n;
+    for (int64_t j = 0; j < n; ++j) {
+      const Wide g = p.dy.Get(base + j), d = p.x.Get(base + j) - mean;
+      ref.out[base + j] = static_cast<double>(rstd * ((w[j] * g - a) - d * k));
+      ref.out_scale[base + j] =
+          static_cast<double>(std::fabs(rstd) * (std::fabs(w[j] * g) + abs_a + std::fabs(d) * abs_k));
+      dw[j].Add(g * d * rstd);
+      ref.dw_scale[j] += static_cast<double>(std::fabs(g * d * rstd));
+      db[j].Add(g);
+      ref.db_scale[j] += std::fabs(static_cast<double>(g));
+    }
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    ref.dw[j] = static_cast<double>(dw[j].Value());
+    ref.db[j] = static_cast<double>(db[j].Value());
+  }
+  return ref;
+}
+
+// Every requested output equals the reference rounded once (within the evaluation window),
+// and nothing outside the outputs' views was written.
+inline void CheckOutputs(Problem& p) {
+  const Case& c = p.c;
+  for (HostTensor* o : p.Outputs()) EXPECT_TRUE(o->buffer->GuardsIntact()) << c.Describe();
+  const Reference ref = ComputeReference(p);
+  using bntest::EqualsRoundedOnce;
+  if (!Backward(c.op) || c.mask[0]) {
+    EXPECT_TRUE(EqualsRoundedOnce("out", p.out, ref.out, ref.out_scale)) << c.Describe();
+  }
+  if (c.op == Op::kLayerNorm && c.mean_out) {
+    EXPECT_TRUE(EqualsRoundedOnce("mean", p.mean, ref.mean, ref.mean_scale)) << c.Describe();
+  }
+  if ((c.op == Op::kLayerNorm && c.rstd_out) || c.op == Op::kRmsNorm) {
+    EXPECT_TRUE(EqualsRoundedOnce("rstd", p.rstd, ref.rstd, ref.rstd_scale)) << c.Describe();
+  }
+  if (Backward(c.op) && c.mask[1]) {
+    EXPECT_TRUE(EqualsRoundedOnce("gradWeight", p.grad_weight, ref.dw, ref.dw_scale)) << c.Describe();
+  }
+  if (c.op == Op::kLayerNormBackward && c.mask[2]) {
+    EXPECT_TRUE(EqualsRoundedOnce("gradBias", p.grad_bias, ref.db, ref.db_scale)) << c.Describe();
+  }
+}
+
+// A random valid case of `op`: rank 1-6, 1 to all dims normalized, every layout and dtype mix
+// the operator's contract allows (default profile).
+inline Case RandomCase(Op op, uint64_t seed) {
+  support::SplitMix64 rng(seed * 104729 + static_cast<uint64_t>(op));
+  const aclDataType dtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  const Layout layouts[] = {Layout::kContiguous, Layout::kContiguous, Layout::kStrided, Layout::kPermuted};
+  Case c;
+  c.op = op;
+  c.seed = seed;
+  const int rank = 1 + static_cast<int>(rng.Next() % 6);
+  int64_t budget = 2000 + static_cast<int64_t>(rng.Next() % 14000);
+  for (int d = 0; d < rank; ++d) {
+    const int64_t limit = std::max<int64_t>(1, std::min<int64_t>(d == rank - 1 ? 300 : 12, budget));
+    const int64_t size = 1 + static_cast<int64_t>(rng.Next() % limit);
+    c.shape.push_back(size);
+    budget = std::max<int64_t>(1, budget / size);
+  }
+  c.normalized = 1 + static_cast<int>(rng.Next() % rank);
+  c.io = dtypes[rng.Next() % 3];
+  c.out = c.io;
+  c.param = rng.Next() % 2 ? ACL_FLOAT : c.io;
+  c.stat = ACL_FLOAT;
+  c.grad = ACL_FLOAT;
+  for (Layout& l : c.layout) l = layouts[rng.Next() % 4];
+  c.small_gaps = rng.Next() % 3 == 0;
+  c.eps = rng.Next() % 2 ? 1e-5 : 1e-6 * static_cast<double>(1 + rng.Next() % 1000);
+  if (rng.Next() % 5 == 0) {  // a large mean relative to the spread
+    c.center = rng.Next() % 2 ? 300.0 : -50.0;
+    c.scale = 0.25;
+  }
+  switch (op) {
+    case Op::kLayerNorm:
+      c.out = dtypes[rng.Next() % 3];
+      c.stat = dtypes[rng.Next() % 3];
+      c.weight = rng.Next() % 4 != 0;
+      c.bias = rng.Next() % 4 != 0;
+      c.mean_out = rng.Next() % 4 != 0;
+      c.rstd_out = rng.Next() % 4 != 0;
+      break;
+    case Op::kLayerNormBackward:
+      c.stat = rng.Next() % 2 ? ACL_FLOAT : c.io;
+      c.grad = c.param;
+      c.weight = rng.Next() % 4 != 0;
+      c.bias = rng.Next() % 2 != 0;
+      for (bool& m : c.mask) m = rng.Next() % 4 != 0;
+      break;
+    case Op::kRmsNorm:
+    case Op::kRmsNormGrad:
+      if (c.io == ACL_FLOAT) c.param = ACL_FLOAT;
+      break;
+  }
+  return c;
+}
+
+}  // namespace normtest
