@@ -13,9 +13,11 @@ inline std::string CheckDocumentedStatus(aclnnStatus status) {
   const std::string message = recent != nullptr ? recent : "";
   if (status == ACLNN_SUCCESS) return {};
   // ERR_INNER: out of memory while planning; ERR_INNER_NULLPTR: aclnnUpsampleBilinear2d's
-  // null tensors (upstream's status).
+  // null tensors (upstream's status); ERR_INNER_TILING_ERROR: aclnnRmsNorm(Grad)'s shape
+  // errors (their pages' status).
   const bool documented = status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID ||
-                          status == ACLNN_ERR_INNER || status == ACLNN_ERR_INNER_NULLPTR;
+                          status == ACLNN_ERR_INNER || status == ACLNN_ERR_INNER_NULLPTR ||
+                          status == ACLNN_ERR_INNER_TILING_ERROR;
   if (!documented || message.empty()) std::abort();
   return message;
 }

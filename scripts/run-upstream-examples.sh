@@ -4,19 +4,21 @@
 # under each SoC profile given (default: Ascend910B3), optionally under AddressSanitizer.
 # The examples are read from local clones of upstream (not part of this tree, not run by
 # CI: it has no network):
-#   scripts/run-upstream-examples.sh --ops-nn DIR --ops-cv DIR [--asan] [--build build/release] [SOC...]
-# DIR is a git directory or work tree (`fetch github:hicann/ops-nn` leaves one). Prints one
+#   scripts/run-upstream-examples.sh --ops-nn DIR --ops-cv DIR [--asan] [--build build/release] [--only REGEX] [SOC...]
+# DIR is a git directory or work tree (`fetch github:hicann/ops-nn` leaves one); --only runs
+# the examples whose upstream path matches the extended regular expression. Prints one
 # line per example and profile (with its output's last line) and exits non-zero if any
 # example fails to build or run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-ops_nn="" ops_cv="" asan=0 build="$root/build/release" socs=()
+ops_nn="" ops_cv="" asan=0 build="$root/build/release" only="" socs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --ops-nn) ops_nn=$2; shift 2 ;;
     --ops-cv) ops_cv=$2; shift 2 ;;
     --asan) asan=1; shift ;;
     --build) build=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
     *) socs+=("$1"); shift ;;
   esac
 done
@@ -33,6 +35,11 @@ examples=(
   "nn:experimental/norm/sync_batch_norm_backward_elemt/examples/test_aclnn_batch_norm_elemt_backward_half.cpp"
   "nn:experimental/norm/sync_batch_norm_backward_elemt/examples/test_aclnn_batch_norm_elemt_backward_bfloat16.cpp"
   "nn:norm/sync_batch_norm_backward_reduce/examples/test_aclnn_batch_norm_reduce_backward.cpp"
+  "nn:norm/layer_norm_v4/examples/test_aclnn_layer_norm_v4.cpp"
+  "nn:norm/layer_norm_v4/examples/test_aclnn_layer_norm_with_impl_mode.cpp"
+  "nn:norm/layer_norm_grad_v3/examples/test_aclnn_layer_norm_grad_v3.cpp"
+  "nn:norm/rms_norm/examples/test_aclnn_rms_norm.cpp"
+  "nn:norm/rms_norm_grad/examples/test_aclnn_rms_norm_grad.cpp"
   "cv:image/upsample_nearest_exact3d/examples/test_aclnn_upsample_nearest_exact3d.cpp"
   "cv:image/upsample_nearest_exact3d_grad/examples/test_aclnn_upsample_nearest_exact3d_grad.cpp"
   "cv:image/resize_nearest_neighbor_v2/examples/test_aclnn_upsample_nearest1d.cpp"
@@ -80,6 +87,7 @@ show() {  # repository git dir or work tree, path
 failed=0
 for entry in "${examples[@]}"; do
   repo=${entry%%:*} path=${entry#*:}
+  [ -z "$only" ] || [[ $path =~ $only ]] || continue
   dir=$ops_nn; [ "$repo" = cv ] && dir=$ops_cv
   name=$(basename "$path" .cpp)
   show "$dir" "$path" >"$work/$name.cpp"

@@ -42,7 +42,7 @@ struct Case {
   std::vector<int64_t> shape;
   int normalized = 1;  // trailing dims
   aclDataType io = ACL_FLOAT;      // x (and dy)
-  aclDataType out = ACL_FLOAT;     // y / gradInput (LayerNorm: any; others: io)
+  aclDataType out = ACL_FLOAT;     // y / gradInput (LayerNorm and its backward: any; others: io)
   aclDataType param = ACL_FLOAT;   // weight and bias
   aclDataType stat = ACL_FLOAT;    // mean and rstd (RmsNorm: float32)
   aclDataType grad = ACL_FLOAT;    // gradWeight / gradBias (RmsNormGrad: float32)
@@ -339,6 +339,7 @@ inline Case RandomCase(Op op, uint64_t seed) {
       c.rstd_out = rng.Next() % 4 != 0;
       break;
     case Op::kLayerNormBackward:
+      c.out = rng.Next() % 3 ? c.io : dtypes[rng.Next() % 3];
       c.stat = rng.Next() % 2 ? ACL_FLOAT : c.io;
       c.grad = c.param;
       c.weight = rng.Next() % 4 != 0;

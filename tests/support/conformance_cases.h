@@ -42,7 +42,7 @@ inline aclDataType DtypeFromName(const std::string& name) {
   static const std::map<std::string, aclDataType> names = {
       {"float32", ACL_FLOAT}, {"float16", ACL_FLOAT16}, {"bfloat16", ACL_BF16},   {"float64", ACL_DOUBLE},
       {"int8", ACL_INT8},     {"int16", ACL_INT16},     {"int32", ACL_INT32},     {"int64", ACL_INT64},
-      {"uint8", ACL_UINT8},   {"bool", ACL_BOOL},       {"string", ACL_STRING},   {"complex64", ACL_COMPLEX64},
+      {"uint8", ACL_UINT8},   {"uint64", ACL_UINT64},   {"bool", ACL_BOOL},       {"string", ACL_STRING},   {"complex64", ACL_COMPLEX64},
       {"complex128", ACL_COMPLEX128}};
   return names.at(name);
 }
@@ -59,7 +59,7 @@ inline size_t StorageElementSize(aclDataType dtype) {
   switch (dtype) {
     case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: return 2;
     case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
-    case ACL_DOUBLE: case ACL_INT64: case ACL_COMPLEX64: return 8;
+    case ACL_DOUBLE: case ACL_INT64: case ACL_UINT64: case ACL_COMPLEX64: return 8;
     case ACL_COMPLEX128: return 16;
     default: return 4;
   }

@@ -74,10 +74,23 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const aclTens
     }
   }
   OA_RETURN_IF_ERROR(CheckSameShape(api, "out", out, "input", input));
-  // The statistics' documented shape, on every chip (upstream's code checks it on the 950;
-  // its unit tests expect the status for a wrong shape).
+  // The statistics: the documented shape [A1..Ai, 1..1] where upstream checks it (the 950's
+  // register-based path); elsewhere upstream takes any shape, and one value per row is
+  // what a run writes, so the element count must be that.
+  int64_t rows = 1;
+  for (int k = 0; k < split; ++k) rows *= input->view_dims[k];
   for (const Named& s : {Named{"meanOutOptional", mean}, Named{"rstdOutOptional", rstd}}) {
-    if (s.tensor != nullptr && !s.tensor->IsEmpty()) OA_RETURN_IF_ERROR(CheckStatisticShape(api, s.name, s.tensor, input, length));
+    if (s.tensor == nullptr || s.tensor->IsEmpty()) continue;
+    if (CurrentSocProfile().chip == Chip::k950) {
+      OA_RETURN_IF_ERROR(CheckStatisticShape(api, s.name, s.tensor, input, length));
+    } else {
+      OA_CHECK(s.tensor->NumElements() == rows, ACLNN_ERR_PARAM_INVALID,
+               "%s: %s must hold one value per row of input (%lld), got %s", api, s.name,
+               static_cast<long long>(rows), Describe(*s.tensor).c_str());
+    }
+  }
+  if (CurrentSocProfile().chip == Chip::k950 && mean != nullptr && rstd != nullptr) {
+    OA_RETURN_IF_ERROR(CheckSameShape(api, "rstdOutOptional", rstd, "meanOutOptional", mean));
   }
   OA_CHECK(impl_mode >= kHighPrecision && impl_mode <= kKeepFloat16, ACLNN_ERR_PARAM_INVALID,
            "%s: implMode must be 0 (high precision), 1 (high performance) or 2 (keep float16), got %d", api,

@@ -82,8 +82,8 @@ OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, in
 
 // dx = rstd * ((w*dy - a) - (x - mean) * k), rounded once (a = sum(w dy)/n, k = rstd^2
 // sum(w dy (x - mean))/n; RmsNorm: a = 0, mean = 0).
-template <class T>
-OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
+template <class T, class To>
+OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx, int64_t n,
                                   double mean, double rstd, double a, double k, const double* HWY_RESTRICT w) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -193,7 +193,7 @@ void ForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t bloc
 }
 
 // Backward: each row's gradInput from its weighted sums, and the block's column sums.
-template <class T>
+template <class T, class To>
 void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
   const int64_t n = plan.row_length;
   double* partials = ws.partials + 2 * n * block;
@@ -216,21 +216,25 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
       const double count = static_cast<double>(n);
       const double a = norm::IsCentred(plan.operation) ? sum_wdy / count : 0.0;
       const double k = rstd * rstd * sum_wdyx / count;
-      BackwardRow(x, dy, reinterpret_cast<T*>(p.row[kOut]), n, mean, rstd, a, k, ws.weight);
+      BackwardRow(x, dy, reinterpret_cast<To*>(p.row[kOut]), n, mean, rstd, a, k, ws.weight);
       FinishRow(plan, p, r);
     }
     if (dw != nullptr || db != nullptr) AddColumnSums(x, dy, n, mean, rstd, dw, db);
   }
 }
 
-// One block for input dtype T (only LayerNorm's output dtype may differ from its input's).
+// One block for input dtype T; the output's dtype (LayerNorm's out and gradInput may differ
+// from the input's) picks the instantiation. A backward without gradInput has no output.
 template <class T>
 void RowBlockT(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
-  if (norm::IsBackward(plan.operation)) return BackwardBlock<T>(plan, ws, block);
-  switch (plan.dtype[kOut]) {
-    case ACL_FLOAT16: return ForwardBlock<T, Half16>(plan, ws, block);
-    case ACL_BF16: return ForwardBlock<T, BFloat16>(plan, ws, block);
-    default: return ForwardBlock<T, float>(plan, ws, block);
+  const aclDataType out = plan.big[kOut] != nullptr ? plan.dtype[kOut] : plan.dtype[kX];
+  const bool backward = norm::IsBackward(plan.operation);
+  switch (out) {
+    case ACL_FLOAT16:
+      return backward ? BackwardBlock<T, Half16>(plan, ws, block) : ForwardBlock<T, Half16>(plan, ws, block);
+    case ACL_BF16:
+      return backward ? BackwardBlock<T, BFloat16>(plan, ws, block) : ForwardBlock<T, BFloat16>(plan, ws, block);
+    default: return backward ? BackwardBlock<T, float>(plan, ws, block) : ForwardBlock<T, float>(plan, ws, block);
   }
 }
 

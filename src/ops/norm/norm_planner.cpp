@@ -3,10 +3,12 @@
 #include "ops/norm/norm_planner.h"
 
 #include <algorithm>
+#include <new>
 
 #include "core/dtype.h"
 #include "core/executor.h"
 #include "core/handles.h"
+#include "core/overlap.h"
 
 namespace oa {
 namespace norm {
@@ -21,6 +23,16 @@ constexpr int64_t kMaxColumnBlocks = 64;
 constexpr int64_t kElementsPerThread = int64_t{1} << 15;
 
 constexpr uint64_t AlignUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// a * b + c bytes; a workspace no machine could hold (views claiming absurd element counts
+// through stride-0 dims) is refused as out of memory.
+uint64_t CheckedBytes(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t product = 0, sum = 0;
+  if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, c, &sum) || sum > (uint64_t{1} << 60)) {
+    throw std::bad_alloc();
+  }
+  return sum;
+}
 
 SmallVector MakeSmallVector(const aclTensor* t) {
   SmallVector v;
@@ -70,7 +82,7 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
     plan.row_index[t] = MakeStridedIndex(*big[t], 0, split);
     plan.lane_index[t] = MakeStridedIndex(*big[t], split, rank);
     if (!plan.lane_index[t].Contiguous()) plan.gather = true;
-    row_bytes += AlignUp(static_cast<uint64_t>(plan.row_length) * DataTypeSize(big[t]->dtype));
+    row_bytes += AlignUp(CheckedBytes(static_cast<uint64_t>(plan.row_length), DataTypeSize(big[t]->dtype), 0));
   }
   plan.weight = MakeSmallVector(in.weight);
   plan.bias = MakeSmallVector(in.bias);
@@ -92,18 +104,25 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   const int64_t elements = plan.rows * plan.row_length;
   plan.max_threads = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>({threads, plan.blocks, elements / kElementsPerThread})));
+  // An output whose elements share addresses is written by one thread in row order, so the
+  // result is still deterministic.
+  const aclTensor* row_outputs[] = {in.out, IsBackward(plan.operation) ? nullptr : in.mean,
+                                    IsBackward(plan.operation) ? nullptr : in.rstd};
+  for (const aclTensor* out : row_outputs) {
+    if (out != nullptr && ViewOverlapsItself(*out) != Overlap::kNo) plan.max_threads = 1;
+  }
 
   // The workspace.
-  const uint64_t lanes_bytes = AlignUp(static_cast<uint64_t>(plan.row_length) * sizeof(double));
+  const uint64_t lanes_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(plan.row_length), sizeof(double), 0));
   uint64_t offset = 0;
   plan.ws_params = offset;
-  offset += 2 * lanes_bytes;
+  offset = CheckedBytes(2, lanes_bytes, offset);
   plan.ws_partials = offset;
-  if (plan.want_column_sums()) offset += 2 * lanes_bytes * static_cast<uint64_t>(plan.blocks);
+  if (plan.want_column_sums()) offset = CheckedBytes(2 * lanes_bytes, static_cast<uint64_t>(plan.blocks), offset);
   plan.ws_gather = offset;
   if (plan.gather) {
     plan.gather_block_bytes = row_bytes;
-    offset += row_bytes * static_cast<uint64_t>(plan.blocks);
+    offset = CheckedBytes(row_bytes, static_cast<uint64_t>(plan.blocks), offset);
   }
   plan.workspace_bytes = offset;
   return plan;

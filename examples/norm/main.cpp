@@ -1,0 +1,217 @@
+/* The row normalizations, CANN sample style: four operators on one stream, as a
+ * transformer block's pre-norm and its gradient use them.
+ *   1. aclnnLayerNorm: float32 [2, 4] rows normalized over the last dim with a weight and a
+ *      bias; also the per-row mean and rstd ([2, 1]);
+ *   2. aclnnLayerNormBackward: the gradients for a gradient dy, from step 1's mean and rstd
+ *      (gradInput, gradWeight, gradBias);
+ *   3. aclnnRmsNorm: the same rows scaled by 1 / sqrt(mean(x^2) + eps) and gamma;
+ *   4. aclnnRmsNormGrad: its gradients from step 3's rstd (dx, dgamma).
+ * Each result is printed and checked against its formula evaluated here in double (to 1e-5);
+ * the program exits 1 on any mismatch. Public headers only; every call's status is checked. */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+#include "aclnnop/aclnn_rms_norm.h"
+#include "aclnnop/aclnn_rms_norm_grad.h"
+
+#define CHECK_RET(cond, ...) \
+  do {                       \
+    if (!(cond)) {           \
+      printf(__VA_ARGS__);   \
+      return 1;              \
+    }                        \
+  } while (0)
+
+/* Device memory holding host data, described as a contiguous tensor. */
+template <typename T>
+static int CreateTensor(const std::vector<T>& host, const std::vector<int64_t>& shape, aclDataType dtype,
+                        aclFormat format, void** device, aclTensor** tensor) {
+  const size_t bytes = host.size() * sizeof(T);
+  aclError ret = aclrtMalloc(device, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+  CHECK_RET(ret == ACL_SUCCESS, "aclrtMalloc failed: %d %s\n", ret, aclGetRecentErrMsg());
+  ret = aclrtMemcpy(*device, bytes, host.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE);
+  CHECK_RET(ret == ACL_SUCCESS, "aclrtMemcpy failed: %d %s\n", ret, aclGetRecentErrMsg());
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i) strides[i] = shape[i + 1] * strides[i + 1];
+  *tensor = aclCreateTensor(shape.data(), shape.size(), dtype, strides.data(), 0, format, shape.data(), shape.size(),
+                            *device);
+  CHECK_RET(*tensor != nullptr, "aclCreateTensor failed: %s\n", aclGetRecentErrMsg());
+  return 0;
+}
+
+/* Runs phase 2 with the workspace phase 1 asked for, then waits. */
+static int Launch(aclnnStatus (*phase2)(void*, uint64_t, aclOpExecutor*, aclrtStream), uint64_t workspaceSize,
+                  aclOpExecutor* executor, aclrtStream stream) {
+  void* workspace = nullptr;
+  if (workspaceSize > 0) {
+    aclError ret = aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, "workspace aclrtMalloc failed: %d\n", ret);
+  }
+  aclnnStatus status = phase2(workspace, workspaceSize, executor, stream);
+  CHECK_RET(status == ACLNN_SUCCESS, "phase 2 failed: %d %s\n", status, aclGetRecentErrMsg());
+  aclError ret = aclrtSynchronizeStream(stream);
+  CHECK_RET(ret == ACL_SUCCESS, "aclrtSynchronizeStream failed: %d %s\n", ret, aclGetRecentErrMsg());
+  if (workspace != nullptr) aclrtFree(workspace);
+  return 0;
+}
+
+template <typename T>
+static int CopyBack(void* device, std::vector<T>* host) {
+  const size_t bytes = host->size() * sizeof(T);
+  aclError ret = aclrtMemcpy(host->data(), bytes, device, bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+  CHECK_RET(ret == ACL_SUCCESS, "aclrtMemcpy back failed: %d %s\n", ret, aclGetRecentErrMsg());
+  return 0;
+}
+
+static bool Near(float value, double expected) {
+  return std::fabs(value - expected) <= 1e-5 * (1 + std::fabs(expected));
+}
+
+static int Report(const char* what, const std::vector<float>& got, const std::vector<double>& expected) {
+  int mismatches = 0;
+  printf("%s:", what);
+  for (size_t k = 0; k < got.size(); ++k) {
+    printf(" %8.5f", got[k]);
+    mismatches += !Near(got[k], expected[k]);
+  }
+  printf("\n");
+  return mismatches;
+}
+
+constexpr int kRows = 2, kCols = 4;
+constexpr double kEps = 1e-5;
+
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    printf("usage: %s\nRuns aclnnLayerNorm, aclnnLayerNormBackward, aclnnRmsNorm and aclnnRmsNormGrad on small "
+           "tensors and checks their results.\n", argv[0]);
+    return 0;
+  }
+  aclError ret = aclInit(nullptr);
+  CHECK_RET(ret == ACL_SUCCESS, "aclInit failed: %d\n", ret);
+  ret = aclrtSetDevice(0);
+  CHECK_RET(ret == ACL_SUCCESS, "aclrtSetDevice failed: %d\n", ret);
+  aclrtStream stream = nullptr;
+  ret = aclrtCreateStream(&stream);
+  CHECK_RET(ret == ACL_SUCCESS, "aclrtCreateStream failed: %d\n", ret);
+
+  const std::vector<float> x = {1, 2, 3, 4, -1, 0, 1, 6}, w = {1, 2, 1, 2}, b = {0.5f, 0, -0.5f, 0};
+  const std::vector<float> dy = {0.5f, -1, 0.25f, 1, 1, 1, -2, 0.5f};
+  std::vector<float> y(8), mean(2), rstd(2), dx(8), dw(4), db(4), rms(8), rmsRstd(2), rmsDx(8), rmsDgamma(4);
+  std::vector<void*> devices;
+  std::vector<aclTensor*> tensors;
+  const auto make = [&](std::vector<float>& host, const std::vector<int64_t>& shape) -> aclTensor* {
+    void* device = nullptr;
+    aclTensor* tensor = nullptr;
+    if (CreateTensor(host, shape, ACL_FLOAT, ACL_FORMAT_ND, &device, &tensor) != 0) return nullptr;
+    devices.push_back(device);
+    tensors.push_back(tensor);
+    return tensor;
+  };
+  std::vector<float> xs = x, ws = w, bs = b, dys = dy;
+  aclTensor *tx = make(xs, {kRows, kCols}), *tw = make(ws, {kCols}), *tb = make(bs, {kCols});
+  aclTensor *tdy = make(dys, {kRows, kCols}), *ty = make(y, {kRows, kCols});
+  aclTensor *tmean = make(mean, {kRows, 1}), *trstd = make(rstd, {kRows, 1});
+  aclTensor *tdx = make(dx, {kRows, kCols}), *tdw = make(dw, {kCols}), *tdb = make(db, {kCols});
+  aclTensor *trms = make(rms, {kRows, kCols}), *trmsRstd = make(rmsRstd, {kRows, 1});
+  aclTensor *trmsDx = make(rmsDx, {kRows, kCols}), *trmsDgamma = make(rmsDgamma, {kCols});
+  for (aclTensor* t : tensors) CHECK_RET(t != nullptr, "tensor creation failed\n");
+  const int64_t normValues[1] = {kCols};
+  aclIntArray* normalizedShape = aclCreateIntArray(normValues, 1);
+  const bool maskValues[3] = {true, true, true};
+  aclBoolArray* outputMask = aclCreateBoolArray(maskValues, 3);
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* executor = nullptr;
+
+  /* 1. LayerNorm. */
+  aclnnStatus status = aclnnLayerNormGetWorkspaceSize(tx, normalizedShape, tw, tb, kEps, ty, tmean, trstd,
+                                                      &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnLayerNormGetWorkspaceSize failed: %d %s\n", status, aclGetRecentErrMsg());
+  if (Launch(aclnnLayerNorm, workspaceSize, executor, stream) != 0 || CopyBack(devices[4], &y) ||
+      CopyBack(devices[5], &mean) || CopyBack(devices[6], &rstd)) {
+    return 1;
+  }
+  /* 2. LayerNormBackward from step 1's statistics. */
+  status = aclnnLayerNormBackwardGetWorkspaceSize(tdy, tx, normalizedShape, tmean, trstd, tw, tb, outputMask, tdx, tdw,
+                                                  tdb, &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnLayerNormBackwardGetWorkspaceSize failed: %d %s\n", status,
+            aclGetRecentErrMsg());
+  if (Launch(aclnnLayerNormBackward, workspaceSize, executor, stream) != 0 || CopyBack(devices[7], &dx) ||
+      CopyBack(devices[8], &dw) || CopyBack(devices[9], &db)) {
+    return 1;
+  }
+  /* 3. RmsNorm with the same weight as gamma. */
+  status = aclnnRmsNormGetWorkspaceSize(tx, tw, kEps, trms, trmsRstd, &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnRmsNormGetWorkspaceSize failed: %d %s\n", status, aclGetRecentErrMsg());
+  if (Launch(aclnnRmsNorm, workspaceSize, executor, stream) != 0 || CopyBack(devices[10], &rms) ||
+      CopyBack(devices[11], &rmsRstd)) {
+    return 1;
+  }
+  /* 4. RmsNormGrad from step 3's rstd. */
+  status = aclnnRmsNormGradGetWorkspaceSize(tdy, tx, trmsRstd, tw, trmsDx, trmsDgamma, &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnRmsNormGradGetWorkspaceSize failed: %d %s\n", status, aclGetRecentErrMsg());
+  if (Launch(aclnnRmsNormGrad, workspaceSize, executor, stream) != 0 || CopyBack(devices[12], &rmsDx) ||
+      CopyBack(devices[13], &rmsDgamma)) {
+    return 1;
+  }
+
+  /* The formulas in double. */
+  std::vector<double> eY(8), eMean(2), eRstd(2), eDx(8), eDw(4, 0.0), eDb(4, 0.0), eRms(8), eRmsRstd(2), eRmsDx(8),
+      eRmsDgamma(4, 0.0);
+  for (int r = 0; r < kRows; ++r) {
+    const float* xr = &x[r * kCols];
+    const float* gr = &dy[r * kCols];
+    double sum = 0, squares = 0, meanSquare = 0;
+    for (int j = 0; j < kCols; ++j) sum += xr[j];
+    const double m = sum / kCols;
+    for (int j = 0; j < kCols; ++j) squares += (xr[j] - m) * (xr[j] - m), meanSquare += double(xr[j]) * xr[j];
+    const double rs = 1 / std::sqrt(squares / kCols + kEps), rr = 1 / std::sqrt(meanSquare / kCols + kEps);
+    eMean[r] = m;
+    eRstd[r] = rs;
+    eRmsRstd[r] = rr;
+    /* Backward: the row means of w*dy and w*dy*xhat (LayerNorm), of w*dy*x (RmsNorm). */
+    double a = 0, c = 0, e = 0;
+    for (int j = 0; j < kCols; ++j) {
+      const double xhat = (xr[j] - m) * rs;
+      eY[r * kCols + j] = xhat * w[j] + b[j];
+      eRms[r * kCols + j] = xr[j] * rr * w[j];
+      a += w[j] * gr[j] / kCols;
+      c += w[j] * gr[j] * xhat / kCols;
+      e += w[j] * gr[j] * xr[j] / kCols;
+      eDw[j] += gr[j] * xhat;
+      eDb[j] += gr[j];
+      eRmsDgamma[j] += gr[j] * xr[j] * rr;
+    }
+    for (int j = 0; j < kCols; ++j) {
+      const double xhat = (xr[j] - m) * rs;
+      eDx[r * kCols + j] = rs * (w[j] * gr[j] - a - xhat * c);
+      eRmsDx[r * kCols + j] = rr * (w[j] * gr[j] - xr[j] * rr * rr * e);
+    }
+  }
+  int mismatches = 0;
+  mismatches += Report("aclnnLayerNorm out", y, eY);
+  mismatches += Report("aclnnLayerNorm meanOut", mean, eMean);
+  mismatches += Report("aclnnLayerNorm rstdOut", rstd, eRstd);
+  mismatches += Report("aclnnLayerNormBackward gradInput", dx, eDx);
+  mismatches += Report("aclnnLayerNormBackward gradWeight", dw, eDw);
+  mismatches += Report("aclnnLayerNormBackward gradBias", db, eDb);
+  mismatches += Report("aclnnRmsNorm yOut", rms, eRms);
+  mismatches += Report("aclnnRmsNorm rstdOut", rmsRstd, eRmsRstd);
+  mismatches += Report("aclnnRmsNormGrad dxOut", rmsDx, eRmsDx);
+  mismatches += Report("aclnnRmsNormGrad dgammaOut", rmsDgamma, eRmsDgamma);
+
+  aclDestroyIntArray(normalizedShape);
+  aclDestroyBoolArray(outputMask);
+  for (aclTensor* t : tensors) aclDestroyTensor(t);
+  for (void* d : devices) aclrtFree(d);
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  printf("%s\n", mismatches == 0 ? "all results match" : "MISMATCH");
+  return mismatches == 0 ? 0 : 1;
+}

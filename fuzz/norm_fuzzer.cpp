@@ -1,0 +1,179 @@
+// The row normalizations (aclnnLayerNorm, aclnnLayerNormWithImplMode, aclnnLayerNormBackward,
+// aclnnRmsNorm, aclnnRmsNormGrad) on small real buffers built from fuzzed metadata, on a SIMD
+// target the input picks; the input also picks the API. Each call ends in a documented
+// status with a message, or a run that writes only inside its requested outputs' views;
+// an output that shares bytes with an input or another output must have been rejected.
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+#include "aclnnop/aclnn_rms_norm.h"
+#include "aclnnop/aclnn_rms_norm_grad.h"
+#include "fuzz_batch_norm_family.h"
+#include "fuzz_simd.h"
+#include "fuzz_status.h"
+
+namespace {
+const bool g_runtime_ready = aclInit(nullptr) == ACL_SUCCESS;
+
+// The trailing `count` dims of a shape (usually), as parameter shape and normalizedShape.
+std::vector<int64_t> Trailing(const std::vector<int64_t>& shape, size_t count) {
+  count = std::min(count, shape.size());
+  return {shape.end() - static_cast<std::ptrdiff_t>(count), shape.end()};
+}
+
+// Leading dims kept, 1 in each normalized dim (the statistics' shape).
+std::vector<int64_t> StatisticShape(const std::vector<int64_t>& shape, size_t normalized) {
+  std::vector<int64_t> s = shape;
+  for (size_t k = s.size() - std::min(normalized, s.size()); k < s.size(); ++k) s[k] = 1;
+  return s;
+}
+
+// An output argument and whether the call asked for it (an output not passed or not
+// requested must stay untouched).
+struct Output {
+  FuzzTensor* tensor;
+  bool requested;
+};
+
+// Every requested output shares no byte with any input or other requested output, and
+// every tensor changed only inside the requested outputs of a call that ran.
+void CheckPlacement(bool ran, std::initializer_list<FuzzTensor*> inputs, std::initializer_list<Output> outputs) {
+  if (ran) {
+    for (const Output* out = outputs.begin(); out != outputs.end(); ++out) {
+      if (!out->requested || out->tensor->get() == nullptr || out->tensor->ElementCount() == 0) continue;
+      for (FuzzTensor* in : inputs) Require(!out->tensor->SharesBytesWith(*in));
+      for (const Output* other = out + 1; other != outputs.end(); ++other) {
+        if (other->requested) Require(!out->tensor->SharesBytesWith(*other->tensor));
+      }
+    }
+  }
+  for (FuzzTensor* in : inputs) in->CheckOnlyViewWritten(false);
+  for (const Output& out : outputs) out.tensor->CheckOnlyViewWritten(ran && out.requested);
+}
+
+void FuzzLayerNorm(FuzzInput& input, bool with_impl_mode) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor x(input, 1 + input.Below(5), dtype, ACL_FORMAT_ND);
+  const size_t normalized = 1 + input.Below(3);
+  std::vector<int64_t> norm = Trailing(x.dims(), normalized);
+  if (input.Below(8) == 0) norm.push_back(input.Dim());  // a wrong normalizedShape
+  const std::vector<int64_t> shape = x.dims(), stat = StatisticShape(shape, norm.size());
+  FuzzTensor weight(input, norm.size(), input.Below(2) ? ACL_FLOAT : dtype, ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor bias(input, norm.size(), weight.dtype(), ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor out(input, shape.size(), bnfuzz::PickFloatDtype(input), ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor mean(input, stat.size(), bnfuzz::PickFloatDtype(input), ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor rstd(input, stat.size(), mean.dtype(), ACL_FORMAT_ND, nullptr, &stat);
+  aclIntArray* norm_shape = input.Below(32) == 0 ? nullptr : aclCreateIntArray(norm.data(), norm.size());
+  const bool omit[4] = {input.Below(4) == 0, input.Below(4) == 0, input.Below(4) == 0, input.Below(4) == 0};
+  const int32_t impl_mode = input.Below(8) == 0 ? input.Read<int32_t>() : static_cast<int32_t>(input.Below(3));
+  const double eps = FuzzDouble(input, 1e-5);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclTensor* w = omit[0] ? nullptr : weight.get();
+  const aclTensor* b = omit[1] ? nullptr : bias.get();
+  aclTensor* m = omit[2] ? nullptr : mean.get();
+  aclTensor* r = omit[3] ? nullptr : rstd.get();
+  const aclnnStatus status =
+      with_impl_mode ? aclnnLayerNormWithImplModeGetWorkspaceSize(x.get(), norm_shape, w, b, eps, out.get(), m, r,
+                                                                  impl_mode, &workspace_size, &executor)
+                     : aclnnLayerNormGetWorkspaceSize(x.get(), norm_shape, w, b, eps, out.get(), m, r, &workspace_size,
+                                                      &executor);
+  CheckDocumentedStatus(status);
+  const bool affordable = bnfuzz::Affordable({&x, &out, &weight, &bias, &mean, &rstd});
+  const bool ran = bnfuzz::RunPlanned(status, affordable, workspace_size, executor,
+                                      with_impl_mode ? aclnnLayerNormWithImplMode : aclnnLayerNorm);
+  aclDestroyIntArray(norm_shape);
+  CheckPlacement(ran, {&x, &weight, &bias}, {{&out, true}, {&mean, !omit[2]}, {&rstd, !omit[3]}});
+}
+
+void FuzzLayerNormBackward(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor x(input, 1 + input.Below(5), dtype, ACL_FORMAT_ND);
+  const std::vector<int64_t> shape = x.dims();
+  const std::vector<int64_t> norm = Trailing(shape, 1 + input.Below(3)), stat = StatisticShape(shape, norm.size());
+  FuzzTensor dy(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor mean(input, stat.size(), input.Below(2) ? ACL_FLOAT : dtype, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor rstd(input, stat.size(), mean.dtype(), ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor weight(input, norm.size(), input.Below(2) ? ACL_FLOAT : dtype, ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor bias(input, norm.size(), weight.dtype(), ACL_FORMAT_ND, nullptr, &norm);
+  const uint32_t alias = input.Below(8);  // 0: gradInput in dy's storage
+  FuzzTensor dx(input, shape.size(), dtype, ACL_FORMAT_ND, alias == 0 ? &dy : nullptr, &shape);
+  FuzzTensor dw(input, norm.size(), weight.dtype(), ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor db(input, norm.size(), weight.dtype(), ACL_FORMAT_ND, nullptr, &norm);
+  aclIntArray* norm_shape = aclCreateIntArray(norm.data(), norm.size());
+  bool mask[3] = {input.Below(4) != 0, input.Below(4) != 0, input.Below(4) != 0};
+  aclBoolArray* output_mask = aclCreateBoolArray(mask, input.Below(16) == 0 ? input.Below(5) : 3);
+  const bool omit_weight = input.Below(4) == 0, omit_bias = input.Below(2) == 0;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnLayerNormBackwardGetWorkspaceSize(
+      dy.get(), x.get(), norm_shape, mean.get(), rstd.get(), omit_weight ? nullptr : weight.get(),
+      omit_bias ? nullptr : bias.get(), output_mask, mask[0] ? dx.get() : nullptr, mask[1] ? dw.get() : nullptr,
+      mask[2] ? db.get() : nullptr, &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool affordable = bnfuzz::Affordable({&x, &dy, &dx, &mean, &rstd, &weight, &bias, &dw, &db});
+  const bool ran = bnfuzz::RunPlanned(status, affordable, workspace_size, executor, aclnnLayerNormBackward);
+  aclDestroyIntArray(norm_shape);
+  aclDestroyBoolArray(output_mask);
+  if (ran && mask[0] && dx.ElementCount() > 0) Require(!dx.SharesBytesWith(dy));
+  dy.CheckOnlyViewWritten(false, ran && mask[0] ? &dx : nullptr);
+  CheckPlacement(ran, {&x, &mean, &rstd, &weight, &bias}, {{&dx, mask[0]}, {&dw, mask[1]}, {&db, mask[2]}});
+}
+
+void FuzzRmsNorm(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor x(input, 1 + input.Below(5), dtype, ACL_FORMAT_ND);
+  const std::vector<int64_t> shape = x.dims();
+  const std::vector<int64_t> norm = Trailing(shape, 1 + input.Below(3)), stat = StatisticShape(shape, norm.size());
+  FuzzTensor gamma(input, norm.size(), input.Below(2) ? ACL_FLOAT : dtype, ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor y(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor rstd(input, stat.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &stat);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnRmsNormGetWorkspaceSize(x.get(), gamma.get(), FuzzDouble(input, 1e-6), y.get(),
+                                                          rstd.get(), &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran = bnfuzz::RunPlanned(status, bnfuzz::Affordable({&x, &gamma, &y, &rstd}), workspace_size, executor,
+                                      aclnnRmsNorm);
+  CheckPlacement(ran, {&x, &gamma}, {{&y, true}, {&rstd, true}});
+}
+
+void FuzzRmsNormGrad(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor dy(input, 1 + input.Below(5), dtype, ACL_FORMAT_ND);
+  const std::vector<int64_t> shape = dy.dims();
+  const std::vector<int64_t> norm = Trailing(shape, 1 + input.Below(3)), stat = StatisticShape(shape, norm.size());
+  FuzzTensor x(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor rstd(input, stat.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor gamma(input, norm.size(), input.Below(2) ? ACL_FLOAT : dtype, ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor dx(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor dgamma(input, norm.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &norm);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnRmsNormGradGetWorkspaceSize(dy.get(), x.get(), rstd.get(), gamma.get(), dx.get(),
+                                                              dgamma.get(), &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran = bnfuzz::RunPlanned(status, bnfuzz::Affordable({&dy, &x, &rstd, &gamma, &dx, &dgamma}),
+                                      workspace_size, executor, aclnnRmsNormGrad);
+  CheckPlacement(ran, {&dy, &x, &rstd, &gamma}, {{&dx, true}, {&dgamma, true}});
+}
+
+void FuzzOnce(const uint8_t* data, size_t size) {
+  FuzzInput input(data, size);
+  switch (input.Below(5)) {
+    case 0: FuzzLayerNorm(input, false); break;
+    case 1: FuzzLayerNorm(input, true); break;
+    case 2: FuzzLayerNormBackward(input); break;
+    case 3: FuzzRmsNorm(input); break;
+    default: FuzzRmsNormGrad(input); break;
+  }
+  aclGetRecentErrMsg();
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (!g_runtime_ready) return 0;
+  return RunOnSimdTargets(data, size, [&] { FuzzOnce(data, size); });
+}
