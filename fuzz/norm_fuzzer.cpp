@@ -103,7 +103,7 @@ void FuzzLayerNormBackward(FuzzInput& input) {
   FuzzTensor dw(input, norm.size(), weight.dtype(), ACL_FORMAT_ND, nullptr, &norm);
   FuzzTensor db(input, norm.size(), weight.dtype(), ACL_FORMAT_ND, nullptr, &norm);
   aclIntArray* norm_shape = aclCreateIntArray(norm.data(), norm.size());
-  bool mask[3] = {input.Below(4) != 0, input.Below(4) != 0, input.Below(4) != 0};
+  bool mask[5] = {input.Below(4) != 0, input.Below(4) != 0, input.Below(4) != 0, true, true};  // 3 used
   aclBoolArray* output_mask = aclCreateBoolArray(mask, input.Below(16) == 0 ? input.Below(5) : 3);
   const bool omit_weight = input.Below(4) == 0, omit_bias = input.Below(2) == 0;
   uint64_t workspace_size = 0;

@@ -59,6 +59,9 @@ double ProbeTriad(const float* a, const float* b, float* c, size_t n, int thread
 
 // One copy pass (the same partition as ProbeCopy): a case's "copy probe" callable.
 void CopyOnce(const float* src, float* dst, size_t n, int threads);
+// One triad pass (the same partition as ProbeTriad): a case's roof callable where the triad
+// is the roof (Case::roof = "triad"; it moves 3·n·4 bytes).
+void TriadOnce(const float* a, const float* b, float* c, size_t n, int threads);
 
 // ---------------------------------------------------------------------------------------
 // (b) Shape files
@@ -87,6 +90,7 @@ struct Case {
   std::function<void()> torch;      // may be empty: column shows "-"
   std::function<void()> copy_probe; // may be empty: the harness copies bytes/2 -> bytes/2
                                     // between its own pre-faulted buffers instead
+  std::string roof = "copy";        // what copy_probe measures ("copy", or "triad": TriadOnce)
 };
 
 struct Options {

@@ -35,6 +35,10 @@
 #include "aclnnop/aclnn_batch_norm_elemt.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+#include "aclnnop/aclnn_rms_norm.h"
+#include "aclnnop/aclnn_rms_norm_grad.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
 #include "core/simd.h"
@@ -536,6 +540,95 @@ std::vector<Problem> Problems() {
                         if (!RunPlanned(planned, workspace, executor, aclnnBatchNormReduceBackward, stream)) return 0;
                         return HashOutputs({sum_dy.get(), sum_dy_xmu.get()});
                       }});
+  // The row normalizations (LayerNorm, RmsNorm and their backwards) over the last dim: a
+  // short row, rows of 1037 with cancelling pairs (the row sums' order), and 130 rows of 257
+  // (two blocks: the column sums' block order).
+  struct NormShape {
+    const char* name;
+    std::vector<int64_t> dims;
+    bool cancel;
+  };
+  const NormShape norm_shapes[] = {
+      {"rows_7x300", {7, 300}, false},
+      {"cancel_3x2x1037", {3, 2, 1037}, true},
+      {"blocks_130x257", {130, 257}, false},
+  };
+  for (const NormShape& shape : norm_shapes) {
+    const int64_t cols = shape.dims.back();
+    const std::vector<int64_t> lanes = {cols};
+    std::vector<int64_t> stat = shape.dims;
+    stat.back() = 1;
+    for (Type type : types) {
+      const std::string suffix = std::string(shape.name) + "." + TypeName(type);
+      problems.push_back({"layer_norm." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto input = Make(type, shape.dims, 81, ACL_FORMAT_ND, false, false, shape.cancel);
+                            auto weight = Make(Type::kF32, lanes, 82);
+                            auto bias = Make(Type::kF32, lanes, 83);
+                            auto output = MakeOutput(type, shape.dims);
+                            auto mean = MakeOutput(Type::kF32, stat);
+                            auto rstd = MakeOutput(Type::kF32, stat);
+                            aclIntArray* norm = aclCreateIntArray(&cols, 1);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnLayerNormGetWorkspaceSize(
+                                input->get(), norm, weight->get(), bias->get(), 1e-5, output->get(), mean->get(),
+                                rstd->get(), &workspace, &executor);
+                            aclDestroyIntArray(norm);
+                            if (!RunPlanned(planned, workspace, executor, aclnnLayerNorm, stream)) return 0;
+                            return HashOutputs({output.get(), mean.get(), rstd.get()});
+                          }});
+      problems.push_back({"layer_norm_backward." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto grad_out = Make(type, shape.dims, 84, ACL_FORMAT_ND, false, false, shape.cancel);
+                            auto input = Make(type, shape.dims, 85);
+                            auto mean = Make(Type::kF32, stat, 86);
+                            auto rstd = Make(Type::kF32, stat, 87, ACL_FORMAT_ND, false, true);
+                            auto weight = Make(Type::kF32, lanes, 88);
+                            auto grad_input = MakeOutput(type, shape.dims);
+                            auto grad_weight = MakeOutput(Type::kF32, lanes);
+                            auto grad_bias = MakeOutput(Type::kF32, lanes);
+                            aclIntArray* norm = aclCreateIntArray(&cols, 1);
+                            const bool mask[3] = {true, true, true};
+                            aclBoolArray* output_mask = aclCreateBoolArray(mask, 3);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnLayerNormBackwardGetWorkspaceSize(
+                                grad_out->get(), input->get(), norm, mean->get(), rstd->get(), weight->get(), nullptr,
+                                output_mask, grad_input->get(), grad_weight->get(), grad_bias->get(), &workspace,
+                                &executor);
+                            aclDestroyIntArray(norm);
+                            aclDestroyBoolArray(output_mask);
+                            if (!RunPlanned(planned, workspace, executor, aclnnLayerNormBackward, stream)) return 0;
+                            return HashOutputs({grad_input.get(), grad_weight.get(), grad_bias.get()});
+                          }});
+      problems.push_back({"rms_norm." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto input = Make(type, shape.dims, 91, ACL_FORMAT_ND, false, false, shape.cancel);
+                            auto gamma = Make(Type::kF32, lanes, 92);
+                            auto output = MakeOutput(type, shape.dims);
+                            auto rstd = MakeOutput(Type::kF32, stat);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnRmsNormGetWorkspaceSize(
+                                input->get(), gamma->get(), 1e-6, output->get(), rstd->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnRmsNorm, stream)) return 0;
+                            return HashOutputs({output.get(), rstd.get()});
+                          }});
+      problems.push_back({"rms_norm_grad." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto grad_out = Make(type, shape.dims, 94, ACL_FORMAT_ND, false, false, shape.cancel);
+                            auto input = Make(type, shape.dims, 95);
+                            auto rstd = Make(Type::kF32, stat, 96, ACL_FORMAT_ND, false, true);
+                            auto gamma = Make(Type::kF32, lanes, 97);
+                            auto grad_input = MakeOutput(type, shape.dims);
+                            auto grad_gamma = MakeOutput(Type::kF32, lanes);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnRmsNormGradGetWorkspaceSize(
+                                grad_out->get(), input->get(), rstd->get(), gamma->get(), grad_input->get(),
+                                grad_gamma->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnRmsNormGrad, stream)) return 0;
+                            return HashOutputs({grad_input.get(), grad_gamma.get()});
+                          }});
+    }
+  }
   return problems;
 }
 

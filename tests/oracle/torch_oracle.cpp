@@ -403,4 +403,71 @@ void SyncBnElemtBackward(const View& grad_out, const View& input, const View& me
   CopyOut(grad_input, dx);
 }
 
+namespace {
+
+// The trailing `count` dims of a tensor, as the reduction dims of the row normalizations.
+std::vector<int64_t> TrailingDims(int64_t rank, int64_t count) {
+  std::vector<int64_t> dims;
+  for (int64_t d = rank - count; d < rank; ++d) dims.push_back(d);
+  return dims;
+}
+
+// A per-row statistic view filled from torch's result of the same element count.
+void CopyRows(const View& out, const at::Tensor& value) {
+  if (out.data != nullptr) Wrap(out).copy_(value.reshape(Wrap(out).sizes()));
+}
+
+}  // namespace
+
+void NativeLayerNorm(const View& input, const std::vector<int64_t>& normalized_shape, const View& weight,
+                     const View& bias, double eps, const View& output, const View& mean, const View& rstd) {
+  const auto results =
+      at::native_layer_norm(Wrap(input), normalized_shape, WrapOptional(weight), WrapOptional(bias), eps);
+  CopyOut(output, std::get<0>(results));
+  CopyRows(mean, std::get<1>(results));
+  CopyRows(rstd, std::get<2>(results));
+}
+
+void NativeLayerNormBackward(const View& grad_out, const View& input, const std::vector<int64_t>& normalized_shape,
+                             const View& mean, const View& rstd, const View& weight, const View& bias,
+                             const View& grad_input, const View& grad_weight, const View& grad_bias) {
+  // torch allocates gradWeight / gradBias like weight / bias: it computes them only with those.
+  const auto requested = [](const View& v) { return v.data != nullptr || !v.shape.empty(); };
+  const std::array<bool, 3> mask = {requested(grad_input), requested(grad_weight) && weight.data != nullptr,
+                                    requested(grad_bias) && bias.data != nullptr};
+  const at::Tensor x = Wrap(input);
+  // torch's saved statistics have x's leading dims and 1s.
+  std::vector<int64_t> stat_shape(x.sizes().begin(), x.sizes().end());
+  for (size_t k = stat_shape.size() - normalized_shape.size(); k < stat_shape.size(); ++k) stat_shape[k] = 1;
+  const auto results = at::native_layer_norm_backward(Wrap(grad_out), x, normalized_shape,
+                                                      Wrap(mean).reshape(stat_shape), Wrap(rstd).reshape(stat_shape),
+                                                      WrapOptional(weight), WrapOptional(bias), mask);
+  if (mask[0]) CopyOut(grad_input, std::get<0>(results));
+  if (mask[1]) CopyOut(grad_weight, std::get<1>(results));
+  if (mask[2]) CopyOut(grad_bias, std::get<2>(results));
+}
+
+void RmsNorm(const View& x, const View& gamma, double eps, const View& y, const View& rstd) {
+  const at::Tensor input = Wrap(x), g = Wrap(gamma);
+  const std::vector<int64_t> dims = TrailingDims(input.dim(), g.dim());
+  const at::Tensor r = at::rsqrt(input.pow(2).mean(dims, /*keepdim=*/true) + eps);
+  CopyOut(y, input * r * g);
+  CopyRows(rstd, r);
+}
+
+void RmsNormGrad(const View& dy, const View& x, const View& rstd, const View& gamma, const View& dx,
+                 const View& dgamma) {
+  const at::Tensor input = Wrap(x), g = Wrap(gamma), grad = Wrap(dy);
+  const std::vector<int64_t> dims = TrailingDims(input.dim(), g.dim());
+  std::vector<int64_t> stat_shape(input.sizes().begin(), input.sizes().end());
+  for (int64_t d : dims) stat_shape[static_cast<size_t>(d)] = 1;
+  const at::Tensor r = Wrap(rstd).reshape(stat_shape);
+  const at::Tensor gdy = grad * g;
+  CopyOut(dx, r * (gdy - input * (r * r) * (gdy * input).mean(dims, /*keepdim=*/true)));
+  std::vector<int64_t> lead;
+  for (int64_t d = 0; d < input.dim() - g.dim(); ++d) lead.push_back(d);
+  const at::Tensor terms = grad * input * r;
+  CopyOut(dgamma, lead.empty() ? terms : terms.sum(lead));
+}
+
 }  // namespace oracle

@@ -135,4 +135,22 @@ void SyncBnElemtBackward(const View& grad_out, const View& input, const View& me
                          const View& weight, const View& sum_dy, const View& sum_dy_xmu, const View& counter,
                          const View& grad_input);
 
+// --- the row normalizations: at::native_layer_norm and its backward; RmsNorm as its
+// composite (torch 1.13 has no rms_norm): y = x * rsqrt(mean(x^2) + eps) * gamma over the
+// trailing dims of gamma's rank ---
+// Outputs whose data is null are not copied out (benchmarks time torch's functional call,
+// allocation included); the backward computes a gradient whose view has data or at least a
+// shape. mean/rstd views receive torch's [M, 1...] results reshaped.
+void NativeLayerNorm(const View& input, const std::vector<int64_t>& normalized_shape, const View& weight,
+                     const View& bias, double eps, const View& output, const View& mean, const View& rstd);
+// torch computes grad_weight / grad_bias only when weight / bias are given.
+void NativeLayerNormBackward(const View& grad_out, const View& input, const std::vector<int64_t>& normalized_shape,
+                             const View& mean, const View& rstd, const View& weight, const View& bias,
+                             const View& grad_input, const View& grad_weight, const View& grad_bias);
+void RmsNorm(const View& x, const View& gamma, double eps, const View& y, const View& rstd);
+// dx = rstd * (gamma * dy - x * rstd^2 * mean(gamma * dy * x)), dgamma = sum(dy * x * rstd) over
+// the leading dims, as torch's autograd of the composite computes them.
+void RmsNormGrad(const View& dy, const View& x, const View& rstd, const View& gamma, const View& dx,
+                 const View& dgamma);
+
 }  // namespace oracle

@@ -75,19 +75,17 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const aclTens
   }
   OA_RETURN_IF_ERROR(CheckSameShape(api, "out", out, "input", input));
   // The statistics: the documented shape [A1..Ai, 1..1] where upstream checks it (the 950's
-  // register-based path); elsewhere upstream takes any shape, and one value per row is
-  // what a run writes, so the element count must be that.
-  int64_t rows = 1;
-  for (int k = 0; k < split; ++k) rows *= input->view_dims[k];
+  // register-based path, which skips empty ones); on every chip one value per row, which is
+  // what a run writes (upstream checks no shape elsewhere).
+  const int64_t rows = DimsProduct(input->view_dims.data(), 0, split);
   for (const Named& s : {Named{"meanOutOptional", mean}, Named{"rstdOutOptional", rstd}}) {
-    if (s.tensor == nullptr || s.tensor->IsEmpty()) continue;
-    if (CurrentSocProfile().chip == Chip::k950) {
+    if (s.tensor == nullptr) continue;
+    if (CurrentSocProfile().chip == Chip::k950 && !s.tensor->IsEmpty()) {
       OA_RETURN_IF_ERROR(CheckStatisticShape(api, s.name, s.tensor, input, length));
-    } else {
-      OA_CHECK(s.tensor->NumElements() == rows, ACLNN_ERR_PARAM_INVALID,
-               "%s: %s must hold one value per row of input (%lld), got %s", api, s.name,
-               static_cast<long long>(rows), Describe(*s.tensor).c_str());
     }
+    OA_CHECK(s.tensor->NumElements() == rows, ACLNN_ERR_PARAM_INVALID,
+             "%s: %s must hold one value per row of input (%lld), got %s", api, s.name, static_cast<long long>(rows),
+             Describe(*s.tensor).c_str());
   }
   if (CurrentSocProfile().chip == Chip::k950 && mean != nullptr && rstd != nullptr) {
     OA_RETURN_IF_ERROR(CheckSameShape(api, "rstdOutOptional", rstd, "meanOutOptional", mean));

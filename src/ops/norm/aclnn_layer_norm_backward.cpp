@@ -80,9 +80,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* grad_out, const aclTensor* input, 
   }
   OA_RETURN_IF_ERROR(CheckSameShape(kApi, "gradOut", grad_out, "input", input));
   OA_RETURN_IF_ERROR(CheckSameShape(kApi, "rstd", rstd, "mean", mean));
-  int64_t rows = 1, row_length = 1;
-  for (int k = 0; k < split; ++k) rows *= input->view_dims[k];
-  for (int k = split; k < input->Rank(); ++k) row_length *= input->view_dims[k];
+  const int64_t rows = DimsProduct(input->view_dims.data(), 0, split);
+  const int64_t row_length = DimsProduct(input->view_dims.data(), split, static_cast<int>(input->Rank()));
   OA_CHECK(mean->NumElements() == rows, ACLNN_ERR_PARAM_INVALID,
            "%s: mean and rstd must hold one value per row (%lld), got %s", kApi, static_cast<long long>(rows),
            Describe(*mean).c_str());

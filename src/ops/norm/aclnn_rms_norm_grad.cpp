@@ -30,8 +30,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* dy, const aclTensor* x, const aclT
   // Shapes: dy of rank 1-8 (upstream's own test tables run rank-1 dy, below the page's 2).
   OA_RETURN_IF_ERROR(CheckGammaShape(kApi, "dy", dy, gamma));
   OA_RETURN_IF_ERROR(CheckShapeAs(kApi, "x", x, "dy", dy));
-  int64_t rows = 1;
-  for (int64_t k = 0; k < dy->Rank() - gamma->Rank(); ++k) rows *= dy->view_dims[k];
+  const int64_t rows = DimsProduct(dy->view_dims.data(), 0, static_cast<int>(dy->Rank() - gamma->Rank()));
   OA_CHECK(rstd->NumElements() == rows, ACLNN_ERR_INNER_TILING_ERROR,
            "%s: rstd must hold one value per row of dy (%lld: dy's leading dims), got %s", kApi,
            static_cast<long long>(rows), Describe(*rstd).c_str());

@@ -80,46 +80,33 @@ OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, in
   for (; j < n; ++j) bn::StoreRounded(((bn::LoadWideScalar(x[j]) - mean) * rstd) * w[j] + b[j], y + j);
 }
 
-// dx = rstd * ((w*dy - a) - (x - mean) * k), rounded once (a = sum(w dy)/n, k = rstd^2
-// sum(w dy (x - mean))/n; RmsNorm: a = 0, mean = 0).
+// One backward row in one pass: dx = rstd * ((w*dy - a) - (x - mean) * k), rounded once
+// (a = sum(w dy)/n, k = rstd^2 sum(w dy (x - mean))/n; RmsNorm: a = 0, mean = 0), and the
+// block's column sums dw[j] += dy * ((x - mean) * rstd), db[j] += dy. Any of dx, dw, db may be
+// null (not requested).
 template <class T, class To>
 OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx, int64_t n,
-                                  double mean, double rstd, double a, double k, const double* HWY_RESTRICT w) {
+                                  double mean, double rstd, double a, double k, const double* HWY_RESTRICT w,
+                                  double* HWY_RESTRICT dw, double* HWY_RESTRICT db) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd), v_a = hn::Set(d, a), v_k = hn::Set(d, k);
   int64_t j = 0;
   for (; j + lanes <= n; j += lanes) {
-    const VD weighted = hn::Sub(hn::Mul(hn::LoadU(d, w + j), LoadWide(d, dy + j)), v_a);
-    const VD centred = hn::Sub(LoadWide(d, x + j), v_mean);
-    StoreNarrow(hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k))), d, dx + j);
-  }
-  for (; j < n; ++j) {
-    const double weighted = w[j] * bn::LoadWideScalar(dy[j]) - a;
-    const double centred = bn::LoadWideScalar(x[j]) - mean;
-    bn::StoreRounded(rstd * (weighted - centred * k), dx + j);
-  }
-}
-
-// The block's column sums: dw[j] += dy * ((x - mean) * rstd), db[j] += dy (either may be null).
-template <class T>
-OA_KERNEL_HELPER void AddColumnSums(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
-                                    double rstd, double* HWY_RESTRICT dw, double* HWY_RESTRICT db) {
-  const D d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd);
-  int64_t j = 0;
-  for (; j + lanes <= n; j += lanes) {
     const VD g = LoadWide(d, dy + j);
-    if (dw != nullptr) {
-      const VD xhat = hn::Mul(hn::Sub(LoadWide(d, x + j), v_mean), v_rstd);
-      hn::StoreU(MulAddF64(g, xhat, hn::LoadU(d, dw + j)), d, dw + j);
+    const VD centred = hn::Sub(LoadWide(d, x + j), v_mean);
+    if (dx != nullptr) {
+      const VD weighted = hn::Sub(hn::Mul(hn::LoadU(d, w + j), g), v_a);
+      StoreNarrow(hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k))), d, dx + j);
     }
+    if (dw != nullptr) hn::StoreU(MulAddF64(g, hn::Mul(centred, v_rstd), hn::LoadU(d, dw + j)), d, dw + j);
     if (db != nullptr) hn::StoreU(hn::Add(hn::LoadU(d, db + j), g), d, db + j);
   }
   for (; j < n; ++j) {
     const double g = bn::LoadWideScalar(dy[j]);
-    if (dw != nullptr) dw[j] = g * ((bn::LoadWideScalar(x[j]) - mean) * rstd) + dw[j];
+    const double centred = bn::LoadWideScalar(x[j]) - mean;
+    if (dx != nullptr) bn::StoreRounded(rstd * ((w[j] * g - a) - centred * k), dx + j);
+    if (dw != nullptr) dw[j] = g * (centred * rstd) + dw[j];
     if (db != nullptr) db[j] = db[j] + g;
   }
 }
@@ -208,18 +195,18 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
     const T* dy = reinterpret_cast<const T*>(p.row[kDy]);
     const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
     const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
+    double a = 0.0, k = 0.0;
     if (plan.big[kOut] != nullptr) {
       bn_kernels::PartialSums acc;
       bn_kernels::SumSegment<bn::kReduce, T, true>(x, dy, n, mean, acc, ws.weight);
       double sum_wdy = 0.0, sum_wdyx = 0.0;
       bn_kernels::FinishSums(acc, &sum_wdy, &sum_wdyx);
       const double count = static_cast<double>(n);
-      const double a = norm::IsCentred(plan.operation) ? sum_wdy / count : 0.0;
-      const double k = rstd * rstd * sum_wdyx / count;
-      BackwardRow(x, dy, reinterpret_cast<To*>(p.row[kOut]), n, mean, rstd, a, k, ws.weight);
-      FinishRow(plan, p, r);
+      a = norm::IsCentred(plan.operation) ? sum_wdy / count : 0.0;
+      k = rstd * rstd * sum_wdyx / count;
     }
-    if (dw != nullptr || db != nullptr) AddColumnSums(x, dy, n, mean, rstd, dw, db);
+    BackwardRow(x, dy, reinterpret_cast<To*>(p.row[kOut]), n, mean, rstd, a, k, ws.weight, dw, db);
+    FinishRow(plan, p, r);
   }
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <climits>
 
 #include "acl/acl_base.h"
 
@@ -27,6 +28,19 @@ inline bool IsBackward(Operation op) {
   return op == Operation::kLayerNormBackward || op == Operation::kRmsNormBackward;
 }
 inline bool IsCentred(Operation op) { return op == Operation::kLayerNorm || op == Operation::kLayerNormBackward; }
+
+// The product of dims [first, last) of a view, saturating at INT64_MAX: each view's element
+// count is bounded at creation, but an empty view (a 0 among its dims) may have huge others.
+inline int64_t DimsProduct(const int64_t* dims, int first, int last) {
+  int64_t product = 1;
+  for (int k = first; k < last; ++k) {
+    if (dims[k] == 0) return 0;
+  }
+  for (int k = first; k < last; ++k) {
+    if (__builtin_mul_overflow(product, dims[k], &product)) return INT64_MAX;
+  }
+  return product;
+}
 
 // Element i of a view in its logical (row-major) order -> element offset, over the view's
 // dims with size-1 dims dropped and mergeable neighbours merged.

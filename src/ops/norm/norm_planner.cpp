@@ -17,8 +17,11 @@ namespace {
 // A block holds about this many elements (a few rows of a large row, many of a small one),
 // so a tiny call is one task and a large one has enough tasks for any thread count.
 constexpr int64_t kBlockElements = int64_t{1} << 15;
-// The backward keeps two partial column sums per lane per block: at most this many blocks.
+// The backward keeps two partial column sums per lane per block: at most this many blocks,
+// each of at least this many rows (so writing and combining the partials costs at most
+// about a sixteenth of the block's reading).
 constexpr int64_t kMaxColumnBlocks = 64;
+constexpr int64_t kMinColumnRows = 32;
 // Below this many elements one thread runs the call (thread wake-up costs more).
 constexpr int64_t kElementsPerThread = int64_t{1} << 15;
 
@@ -50,8 +53,11 @@ StridedIndex MakeStridedIndex(const aclTensor& t, int first, int last) {
   for (int k = first; k < last; ++k) {
     const int64_t size = t.view_dims[k];
     if (size == 1) continue;
-    if (index.rank > 0 && index.stride[index.rank - 1] == t.strides[k] * size) {
-      index.size[index.rank - 1] *= size;  // the outer neighbour steps over exactly this dim
+    int64_t span = 0;  // the step over this whole dim (no merge when it cannot be represented)
+    int64_t merged = 0;
+    if (index.rank > 0 && !__builtin_mul_overflow(t.strides[k], size, &span) &&
+        !__builtin_mul_overflow(index.size[index.rank - 1], size, &merged) && index.stride[index.rank - 1] == span) {
+      index.size[index.rank - 1] = merged;  // the outer neighbour steps over exactly this dim
       index.stride[index.rank - 1] = t.strides[k];
       continue;
     }
@@ -68,10 +74,8 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   plan.eps = in.eps;
   const int rank = static_cast<int>(in.x->Rank());
   const int split = rank - in.normalized_dims;
-  plan.rows = 1;
-  for (int k = 0; k < split; ++k) plan.rows *= in.x->view_dims[k];
-  plan.row_length = 1;
-  for (int k = split; k < rank; ++k) plan.row_length *= in.x->view_dims[k];
+  plan.rows = DimsProduct(in.x->view_dims.data(), 0, split);
+  plan.row_length = DimsProduct(in.x->view_dims.data(), split, rank);
 
   const aclTensor* big[kNumBigTensors] = {in.x, in.dy, in.out};
   uint64_t row_bytes = 0;
@@ -95,13 +99,16 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   const int64_t length = std::max<int64_t>(plan.row_length, 1);
   plan.rows_per_block = std::max<int64_t>(1, kBlockElements / length);
   if (plan.want_column_sums()) {
-    plan.rows_per_block = std::max(plan.rows_per_block, (plan.rows + kMaxColumnBlocks - 1) / kMaxColumnBlocks);
+    plan.rows_per_block = std::max({plan.rows_per_block, kMinColumnRows, plan.rows / kMaxColumnBlocks + 1});
   }
   plan.rows_per_block = std::min(plan.rows_per_block, std::max<int64_t>(plan.rows, 1));
-  plan.blocks = plan.rows == 0 ? 0 : (plan.rows + plan.rows_per_block - 1) / plan.rows_per_block;
-  // A backward asked for nothing (every mask flag false) runs nothing.
+  plan.blocks = plan.rows / plan.rows_per_block + (plan.rows % plan.rows_per_block != 0 ? 1 : 0);
+  // Nothing to run: a backward asked for nothing (every mask flag false), or rows of no
+  // elements with no statistics to write (LayerNorm's empty rows write mean 0 and rstd NaN).
+  const bool writes_statistics = !IsBackward(plan.operation) && (in.mean != nullptr || in.rstd != nullptr);
   if (IsBackward(plan.operation) && in.out == nullptr && !plan.want_column_sums()) plan.blocks = 0;
-  const int64_t elements = plan.rows * plan.row_length;
+  if (plan.row_length == 0 && !writes_statistics) plan.blocks = 0;
+  const int64_t elements = DimsProduct(in.x->view_dims.data(), 0, rank);
   plan.max_threads = static_cast<int>(
       std::max<int64_t>(1, std::min<int64_t>({threads, plan.blocks, elements / kElementsPerThread})));
   // An output whose elements share addresses is written by one thread in row order, so the
