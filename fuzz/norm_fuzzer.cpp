@@ -1,11 +1,13 @@
-// The row normalizations (aclnnLayerNorm, aclnnLayerNormWithImplMode, aclnnLayerNormBackward,
-// aclnnRmsNorm, aclnnRmsNormGrad) on small real buffers built from fuzzed metadata, on a SIMD
+// The normalization family (aclnnLayerNorm, aclnnLayerNormWithImplMode, aclnnLayerNormBackward,
+// aclnnRmsNorm, aclnnRmsNormGrad, aclnnGroupNorm, aclnnGroupNormBackward) on small real buffers built from fuzzed metadata, on a SIMD
 // target the input picks; the input also picks the API. Each call ends in a documented
 // status with a message, or a run that writes only inside its requested outputs' views;
 // an output that shares bytes with an input or another output must have been rejected.
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_group_norm.h"
+#include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -160,9 +162,92 @@ void FuzzRmsNormGrad(FuzzInput& input) {
   CheckPlacement(ran, {&dy, &x, &rstd, &gamma}, {{&dx, true}, {&dgamma, true}});
 }
 
+// N, C, HxW and group: usually the tensor's own ([N, C, *] with a divisor of C), sometimes
+// fuzzed (the attribute and shape checks).
+struct GroupArgs {
+  int64_t n, c, hxw, group;
+};
+GroupArgs PickGroupArgs(FuzzInput& input, const std::vector<int64_t>& shape) {
+  GroupArgs a{shape.size() > 0 ? shape[0] : 1, shape.size() > 1 ? shape[1] : 1, 1, 1};
+  for (size_t k = 2; k < shape.size(); ++k) {
+    if (__builtin_mul_overflow(a.hxw, shape[k], &a.hxw)) a.hxw = -1;  // absurd dims: a fuzzed HxW
+  }
+  a.group = a.c > 0 && input.Below(2) ? (a.c % 2 == 0 ? 2 : 1) : 1;
+  if (input.Below(8) == 0) a.group = input.Dim();
+  if (input.Below(16) == 0) a.hxw = input.Dim();
+  if (input.Below(16) == 0) a.n = input.Dim();
+  return a;
+}
+
+void FuzzGroupNorm(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor self(input, 2 + input.Below(4), dtype, bnfuzz::PickLabel(input));
+  const std::vector<int64_t> shape = self.dims();
+  const GroupArgs a = PickGroupArgs(input, shape);
+  const std::vector<int64_t> channels{a.c}, stat{a.n, a.group};
+  FuzzTensor gamma(input, 1, dtype, ACL_FORMAT_ND, nullptr, &channels);
+  FuzzTensor beta(input, 1, dtype, ACL_FORMAT_ND, nullptr, &channels);
+  FuzzTensor out(input, shape.size(), dtype, self.format(), nullptr, &shape);
+  FuzzTensor mean(input, 2, dtype, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor rstd(input, 2, dtype, ACL_FORMAT_ND, nullptr, &stat);
+  const bool omit_gamma = input.Below(4) == 0, omit_beta = input.Below(4) == 0;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnGroupNormGetWorkspaceSize(
+      self.get(), omit_gamma ? nullptr : gamma.get(), omit_beta ? nullptr : beta.get(), a.n, a.c, a.hxw, a.group,
+      FuzzDouble(input, 1e-5), out.get(), mean.get(), rstd.get(), &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran = bnfuzz::RunPlanned(status, bnfuzz::Affordable({&self, &gamma, &beta, &out, &mean, &rstd}),
+                                      workspace_size, executor, aclnnGroupNorm);
+  CheckPlacement(ran, {&self, &gamma, &beta}, {{&out, true}, {&mean, true}, {&rstd, true}});
+}
+
+void FuzzGroupNormBackward(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor x(input, 2 + input.Below(4), dtype, ACL_FORMAT_ND);
+  const std::vector<int64_t> shape = x.dims();
+  const GroupArgs a = PickGroupArgs(input, shape);
+  const std::vector<int64_t> channels{a.c}, stat{a.n, a.group};
+  FuzzTensor dy(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  const aclDataType stat_dtype = input.Below(2) ? ACL_FLOAT : dtype;
+  FuzzTensor mean(input, 2, stat_dtype, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor rstd(input, 2, stat_dtype, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor gamma(input, 1, stat_dtype, ACL_FORMAT_ND, nullptr, &channels);
+  FuzzTensor dx(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor dgamma(input, 1, stat_dtype, ACL_FORMAT_ND, nullptr, &channels);
+  FuzzTensor dbeta(input, 1, stat_dtype, ACL_FORMAT_ND, nullptr, &channels);
+  bool mask[5] = {input.Below(4) != 0, input.Below(4) != 0, input.Below(4) != 0, true, true};  // 3 used
+  aclBoolArray* output_mask = aclCreateBoolArray(mask, input.Below(16) == 0 ? input.Below(5) : 3);
+  const bool omit_gamma = input.Below(4) == 0;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnGroupNormBackwardGetWorkspaceSize(
+      dy.get(), x.get(), mean.get(), rstd.get(), omit_gamma ? nullptr : gamma.get(), a.n, a.c, a.hxw, a.group,
+      output_mask, mask[0] ? dx.get() : nullptr, mask[1] ? dgamma.get() : nullptr, mask[2] ? dbeta.get() : nullptr,
+      &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran = bnfuzz::RunPlanned(status, bnfuzz::Affordable({&x, &dy, &mean, &rstd, &gamma, &dx, &dgamma, &dbeta}),
+                                      workspace_size, executor, aclnnGroupNormBackward);
+  aclDestroyBoolArray(output_mask);
+  CheckPlacement(ran, {&x, &dy, &mean, &rstd, &gamma}, {{&dx, mask[0]}, {&dgamma, mask[1]}, {&dbeta, mask[2]}});
+}
+
 void FuzzOnce(const uint8_t* data, size_t size) {
   FuzzInput input(data, size);
-  switch (input.Below(5)) {
+  // The first byte picks the API: its value mod 5 among the five row APIs (as before the
+  // GroupNorm APIs came, so the saved findings still replay their API), a quarter of the
+  // values (byte / 5 % 4 == 1) the GroupNorm pair instead.
+  const uint8_t pick = input.Read<uint8_t>();
+  if (pick / 5 % 4 == 1) {
+    if (pick % 2 == 0) {
+      FuzzGroupNorm(input);
+    } else {
+      FuzzGroupNormBackward(input);
+    }
+    aclGetRecentErrMsg();
+    return;
+  }
+  switch (pick % 5) {
     case 0: FuzzLayerNorm(input, false); break;
     case 1: FuzzLayerNorm(input, true); break;
     case 2: FuzzLayerNormBackward(input); break;

@@ -31,6 +31,8 @@ BN_FAMILY_TESTS = r"^batch_norm_[a-z_]*(reference|chain)_test"
 BN_API_TESTS = r"^batch_norm_(api|backward_api)_test"
 CROSS_ARCH_TESTS = r"^cross_arch_checksum_test"
 HCCL_REVIEW_TESTS = r"^hccl_mpi\.(refused-retry|two-streams|nan-max-min)\.w"
+NORM = "src/ops/norm/"
+NORM_TESTS = r"^(norm_(reference|api|oracle)_test|cross_arch_checksum_test)"
 PYTORCH_EXTENSION = "python/csrc/openaclnn_torch.cpp"
 PYTORCH_TESTS = r"^pytorch_(install|extension_test)$"
 
@@ -302,6 +304,31 @@ MUTATIONS = [
     ("torch-statistics-dtype", "openaclnn.torch returns batch-norm statistics in the input's dtype always",
      PYTORCH_EXTENSION, "  *dtype = found.value_or(input.scalar_type());", "  *dtype = input.scalar_type();",
      PYTORCH_TESTS),
+    ("norm-backward-sign", "the backward subtracts the centred term with the wrong sign",
+     NORM + "norm_kernels-inl.h",
+     "StoreResult(hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k))), dx + j, stream);",
+     "StoreResult(hn::Mul(v_rstd, hn::Add(weighted, hn::Mul(centred, v_k))), dx + j, stream);", NORM_TESTS),
+    ("norm-eps-twice", "the row statistics add eps with a relative error of 1e-7",
+     NORM + "norm_kernels-inl.h",
+     "*rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + plan.eps);",
+     "*rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + plan.eps * 1.0000001);", NORM_TESTS),
+    ("norm-group-parameter", "GroupNorm's segments read the group's index as their channel",
+     NORM + "norm_kernels-inl.h",
+     "      const int64_t first = (r % plan.groups) * plan.segments;\n      for (int64_t k = 0;",
+     "      const int64_t first = (r % plan.groups);\n      for (int64_t k = 0;", NORM_TESTS),
+    ("norm-group-gamma-grad", "GroupNorm's gradGamma forgets the row's rstd",
+     NORM + "norm_kernels-inl.h",
+     "if (dw != nullptr) dw[first + s] = rstd * sum_dyx + dw[first + s];",
+     "if (dw != nullptr) dw[first + s] = sum_dyx + dw[first + s];", NORM_TESTS),
+    ("norm-column-block-order", "the column sums add the last block first",
+     NORM + "norm_kernels.cpp",
+     "for (int64_t b = 1; b < plan.blocks; ++b) {\n    const double* partial = ws.partials + (2 * b + column) * n;",
+     "for (int64_t b = 1; b < plan.blocks; ++b) {\n    const double* partial = ws.partials + (2 * (plan.blocks - b) + column) * n;",
+     NORM_TESTS),
+    ("norm-stream-misaligned", "streaming stores on every fp32 row, aligned or not",
+     NORM + "norm_kernels-inl.h",
+     "stream_out && reinterpret_cast<uintptr_t>(row) % kStreamBytes == 0;",
+     "stream_out;", NORM_TESTS),
 ]
 
 

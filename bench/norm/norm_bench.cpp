@@ -1,6 +1,6 @@
-// The row normalizations side by side with PyTorch's CPU kernels (native_layer_norm and its
-// backward; RmsNorm as torch's composite, which 1.13 has instead of an operator) and the
-// triad probe, for the cases of cases.txt, forward and backward. Both of our phases run on
+// The normalization family side by side with PyTorch's CPU kernels (native_layer_norm,
+// native_group_norm and their backwards; RmsNorm as torch's composite, which 1.13 has instead
+// of an operator) and the triad probe, for the cases of cases.txt, forward and backward. Both of our phases run on
 // every call; torch's functional calls allocate their results (that is their cost).
 //
 //   openaclnn_bench_norm [--threads=N] [--cases=SUBSTRING] [--cases_file=PATH]
@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_group_norm.h"
+#include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -28,6 +30,9 @@ namespace {
 struct NormCase {
   std::string name;
   bool rms = false, backward = false;
+  int64_t groups = 0;            // GroupNorm: [rows = N, cols = C * HxW] viewed as [N, C, HxW]
+  int64_t channels = 0, hxw = 0;
+  bool channels_last = false;    // GroupNorm: C innermost
   aclDataType dtype = ACL_FLOAT;
   int64_t rows = 0, cols = 0;
   int threads = 1;
@@ -46,6 +51,7 @@ struct NormCase {
   aclTensor* Make(const bench::Buffer& buffer, std::vector<int64_t> shape, aclDataType type) const {
     std::vector<int64_t> strides(shape.size(), 1);
     for (size_t d = shape.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * shape[d + 1];
+    if (shape.size() == 3 && channels_last) strides = {shape[1] * shape[2], 1, shape[1]};
     return aclCreateTensor(shape.data(), shape.size(), type, strides.data(), 0, ACL_FORMAT_ND, nullptr, 0,
                            buffer.get());
   }
@@ -70,23 +76,28 @@ struct NormCase {
     out = bench::AllocateTouched(n * ElementSize());
     weight = bench::AllocateTouched(cols * ElementSize());
     bias = bench::AllocateTouched(cols * ElementSize());
-    mean = bench::AllocateTouched(rows * 4);
-    rstd = bench::AllocateTouched(rows * 4);
+    mean = bench::AllocateTouched(rows * std::max<int64_t>(groups, 1) * 4);
+    rstd = bench::AllocateTouched(rows * std::max<int64_t>(groups, 1) * 4);
     grad_weight = bench::AllocateTouched(cols * 4);
     grad_bias = bench::AllocateTouched(cols * 4);
     Fill(x, n, -2.0, 2.0, 1);
     Fill(dy, n, -1.0, 1.0, 2);
     Fill(weight, cols, 0.5, 1.5, 3);
     Fill(bias, cols, -0.5, 0.5, 4);
-    x_t = Make(x, {rows, cols}, dtype);
-    dy_t = Make(dy, {rows, cols}, dtype);
-    out_t = Make(out, {rows, cols}, dtype);
-    weight_t = Make(weight, {cols}, dtype);
-    bias_t = Make(bias, {cols}, dtype);
-    mean_t = Make(mean, {rows, 1}, ACL_FLOAT);
-    rstd_t = Make(rstd, {rows, 1}, ACL_FLOAT);
-    grad_weight_t = Make(grad_weight, {cols}, ACL_FLOAT);
-    grad_bias_t = Make(grad_bias, {cols}, ACL_FLOAT);
+    const std::vector<int64_t> big = groups ? std::vector<int64_t>{rows, channels, hxw} : std::vector<int64_t>{rows, cols};
+    const std::vector<int64_t> params{groups ? channels : cols};
+    const std::vector<int64_t> stat = groups ? std::vector<int64_t>{rows, groups} : std::vector<int64_t>{rows, 1};
+    // GroupNorm takes every tensor in self's dtype; the others float32 statistics.
+    const aclDataType small = groups ? dtype : ACL_FLOAT;
+    x_t = Make(x, big, dtype);
+    dy_t = Make(dy, big, dtype);
+    out_t = Make(out, big, dtype);
+    weight_t = Make(weight, params, dtype);
+    bias_t = Make(bias, params, dtype);
+    mean_t = Make(mean, stat, small);
+    rstd_t = Make(rstd, stat, small);
+    grad_weight_t = Make(grad_weight, params, small);
+    grad_bias_t = Make(grad_bias, params, small);
     const int64_t dims[1] = {cols};
     norm_shape = aclCreateIntArray(dims, 1);
     const bool flags[3] = {true, true, true};
@@ -126,7 +137,15 @@ struct NormCase {
     uint64_t size = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus (*run)(void*, uint64_t, aclOpExecutor*, aclrtStream) = nullptr;
-    if (!backward && !rms) {
+    if (groups != 0 && !backward) {
+      Check(aclnnGroupNormGetWorkspaceSize(x_t, weight_t, bias_t, rows, channels, hxw, groups, 1e-5, out_t, mean_t,
+                                           rstd_t, &size, &executor));
+      run = aclnnGroupNorm;
+    } else if (groups != 0) {
+      Check(aclnnGroupNormBackwardGetWorkspaceSize(dy_t, x_t, mean_t, rstd_t, weight_t, rows, channels, hxw, groups,
+                                                   mask, out_t, grad_weight_t, grad_bias_t, &size, &executor));
+      run = aclnnGroupNormBackward;
+    } else if (!backward && !rms) {
       Check(aclnnLayerNormGetWorkspaceSize(x_t, norm_shape, weight_t, bias_t, 1e-5, out_t, mean_t, rstd_t, &size,
                                            &executor));
       run = aclnnLayerNorm;
@@ -166,6 +185,17 @@ struct NormCase {
   void RunTorch() const {
     const oracle::DType type = OracleDtype();
     const oracle::View xv = View(x, {rows, cols}, type), wv = View(weight, {cols}, type);
+    if (groups != 0) {
+      const oracle::View gx = GroupView(x), gw = View(weight, {channels}, type);
+      if (!backward) {
+        oracle::NativeGroupNorm(gx, gw, View(bias, {channels}, type), rows, channels, hxw, groups, 1e-5, {}, {}, {});
+      } else {
+        oracle::NativeGroupNormBackward(GroupView(dy), gx, View(mean, {rows, groups}, type),
+                                        View(rstd, {rows, groups}, type), gw, rows, channels, hxw, groups,
+                                        Dropped({rows, channels, hxw}), Dropped({channels}), Dropped({channels}));
+      }
+      return;
+    }
     if (!backward && !rms) {
       oracle::NativeLayerNorm(xv, {cols}, wv, View(bias, {cols}, type), 1e-5, {}, {}, {});
     } else if (!backward) {
@@ -178,6 +208,12 @@ struct NormCase {
     } else {
       oracle::RmsNormGrad(View(dy, {rows, cols}, type), xv, View(rstd, {rows, 1}, oracle::DType::kFloat32), wv, {}, {});
     }
+  }
+  // x, dy as torch sees GroupNorm's [N, C, HxW] (channels-last: C innermost).
+  oracle::View GroupView(const bench::Buffer& buffer) const {
+    oracle::View v = View(buffer, {rows, channels, hxw}, OracleDtype());
+    if (channels_last) v.strides = {channels * hxw, 1, channels};
+    return v;
   }
   oracle::View TorchStat(const bench::Buffer& buffer) const { return View(buffer, {rows, 1}, OracleDtype()); }
 
@@ -198,26 +234,41 @@ int main(int argc, char** argv) {
   const bench::Options options = bench::ParseOptions(&argc, argv);
   std::vector<std::shared_ptr<NormCase>> cases;
   for (const bench::ShapeLine& line : bench::ReadShapeFile(cases_file)) {
-    if (line.tokens.size() != 4) {
-      std::fprintf(stderr, "%s:%d: want 'name op RxC dtype'\n", cases_file.c_str(), line.line_number);
+    if (line.tokens.size() < 4 || line.tokens.size() > 6) {
+      std::fprintf(stderr, "%s:%d: want 'name op RxC dtype' or 'name group_norm NxCxHxW dtype groups layouts'\n",
+                   cases_file.c_str(), line.line_number);
       return 1;
     }
     const std::vector<int64_t> shape = bench::ParseInts(line.tokens[2]);
-    for (bool backward : {false, true}) {
-      auto c = std::make_shared<NormCase>();
-      c->rms = line.tokens[1] == "rms_norm";
-      c->backward = backward;
-      c->dtype = line.tokens[3] == "bf16" ? ACL_BF16 : ACL_FLOAT;
-      c->rows = shape.at(0);
-      c->cols = shape.at(1);
-      c->threads = options.threads > 0 ? options.threads : oa::NumThreads();
-      c->name = line.tokens[0] + (backward ? " bwd " : " fwd ") + line.tokens[3];
-      if (!options.filter.empty() && c->name.find(options.filter) == std::string::npos) continue;
-      c->Setup();
-      cases.push_back(c);
-      bench::Case run{c->name, c->Bytes(), [c] { c->RunOurs(); }, [c] { c->RunTorch(); }, [c] { c->RunTriad(); }};
-      run.roof = "triad";
-      bench::RegisterCase(run);
+    const bool group = line.tokens[1] == "group_norm";
+    const std::string layouts = line.tokens.size() > 5 ? line.tokens[5] : "first";
+    for (const char* layout : {"first", "last"}) {
+      if (layouts.find(layout) == std::string::npos) continue;
+      for (bool backward : {false, true}) {
+        auto c = std::make_shared<NormCase>();
+        c->rms = line.tokens[1] == "rms_norm";
+        c->backward = backward;
+        c->dtype = line.tokens[3] == "bf16" ? ACL_BF16 : ACL_FLOAT;
+        c->rows = shape.at(0);
+        c->cols = 1;
+        for (size_t k = 1; k < shape.size(); ++k) c->cols *= shape[k];
+        if (group) {
+          c->groups = std::stoll(line.tokens.at(4));
+          c->channels = shape.at(1);
+          c->hxw = c->cols / c->channels;
+          c->channels_last = std::string(layout) == "last";
+          c->dtype = ACL_FLOAT;  // torch 1.13's group norm: float32 on CPU
+        }
+        c->threads = options.threads > 0 ? options.threads : oa::NumThreads();
+        c->name = line.tokens[0] + (group ? std::string(" ") + layout : "") + (backward ? " bwd " : " fwd ") +
+                  line.tokens[3];
+        if (!options.filter.empty() && c->name.find(options.filter) == std::string::npos) continue;
+        c->Setup();
+        cases.push_back(c);
+        bench::Case run{c->name, c->Bytes(), [c] { c->RunOurs(); }, [c] { c->RunTorch(); }, [c] { c->RunTriad(); }};
+        run.roof = "triad";
+        bench::RegisterCase(run);
+      }
     }
   }
   const int status = bench::RunRegisteredCases(options, argc, argv);

@@ -1,11 +1,14 @@
-/* The row normalizations, CANN sample style: four operators on one stream, as a
- * transformer block's pre-norm and its gradient use them.
+/* The normalization family, CANN sample style: six operators on one stream, as a transformer
+ * block's pre-norm and a U-Net block's group norm and their gradients use them.
  *   1. aclnnLayerNorm: float32 [2, 4] rows normalized over the last dim with a weight and a
  *      bias; also the per-row mean and rstd ([2, 1]);
  *   2. aclnnLayerNormBackward: the gradients for a gradient dy, from step 1's mean and rstd
  *      (gradInput, gradWeight, gradBias);
  *   3. aclnnRmsNorm: the same rows scaled by 1 / sqrt(mean(x^2) + eps) and gamma;
- *   4. aclnnRmsNormGrad: its gradients from step 3's rstd (dx, dgamma).
+ *   4. aclnnRmsNormGrad: its gradients from step 3's rstd (dx, dgamma);
+ *   5. aclnnGroupNorm: the same 8 values as [N = 1, C = 4, 2] in 2 groups of 2 channels, with
+ *      per-channel gamma and beta (the weight and bias above); also mean and rstd ([1, 2]);
+ *   6. aclnnGroupNormBackward: its gradients for dy from step 5's statistics.
  * Each result is printed and checked against its formula evaluated here in double (to 1e-5);
  * the program exits 1 on any mismatch. Public headers only; every call's status is checked. */
 #include <cmath>
@@ -14,6 +17,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_group_norm.h"
+#include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -88,8 +93,8 @@ constexpr double kEps = 1e-5;
 
 int main(int argc, char** argv) {
   if (argc > 1) {
-    printf("usage: %s\nRuns aclnnLayerNorm, aclnnLayerNormBackward, aclnnRmsNorm and aclnnRmsNormGrad on small "
-           "tensors and checks their results.\n", argv[0]);
+    printf("usage: %s\nRuns aclnnLayerNorm, aclnnLayerNormBackward, aclnnRmsNorm, aclnnRmsNormGrad, aclnnGroupNorm "
+           "and aclnnGroupNormBackward on small tensors and checks their results.\n", argv[0]);
     return 0;
   }
   aclError ret = aclInit(nullptr);
@@ -103,6 +108,7 @@ int main(int argc, char** argv) {
   const std::vector<float> x = {1, 2, 3, 4, -1, 0, 1, 6}, w = {1, 2, 1, 2}, b = {0.5f, 0, -0.5f, 0};
   const std::vector<float> dy = {0.5f, -1, 0.25f, 1, 1, 1, -2, 0.5f};
   std::vector<float> y(8), mean(2), rstd(2), dx(8), dw(4), db(4), rms(8), rmsRstd(2), rmsDx(8), rmsDgamma(4);
+  std::vector<float> gy(8), gMean(2), gRstd(2), gDx(8), gDgamma(4), gDbeta(4);
   std::vector<void*> devices;
   std::vector<aclTensor*> tensors;
   const auto make = [&](std::vector<float>& host, const std::vector<int64_t>& shape) -> aclTensor* {
@@ -120,6 +126,9 @@ int main(int argc, char** argv) {
   aclTensor *tdx = make(dx, {kRows, kCols}), *tdw = make(dw, {kCols}), *tdb = make(db, {kCols});
   aclTensor *trms = make(rms, {kRows, kCols}), *trmsRstd = make(rmsRstd, {kRows, 1});
   aclTensor *trmsDx = make(rmsDx, {kRows, kCols}), *trmsDgamma = make(rmsDgamma, {kCols});
+  aclTensor *tgx = make(xs, {1, 4, 2}), *tgdy = make(dys, {1, 4, 2}), *tgy = make(gy, {1, 4, 2});
+  aclTensor *tgMean = make(gMean, {1, 2}), *tgRstd = make(gRstd, {1, 2});
+  aclTensor *tgDx = make(gDx, {1, 4, 2}), *tgDgamma = make(gDgamma, {4}), *tgDbeta = make(gDbeta, {4});
   for (aclTensor* t : tensors) CHECK_RET(t != nullptr, "tensor creation failed\n");
   const int64_t normValues[1] = {kCols};
   aclIntArray* normalizedShape = aclCreateIntArray(normValues, 1);
@@ -160,6 +169,24 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  /* 5. GroupNorm: [1, 4, 2] in 2 groups (channels 0-1: 1, 2, 3, 4; channels 2-3: -1, 0, 1, 6). */
+  status = aclnnGroupNormGetWorkspaceSize(tgx, tw, tb, 1, 4, 2, 2, kEps, tgy, tgMean, tgRstd, &workspaceSize,
+                                          &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnGroupNormGetWorkspaceSize failed: %d %s\n", status, aclGetRecentErrMsg());
+  if (Launch(aclnnGroupNorm, workspaceSize, executor, stream) != 0 || CopyBack(devices[16], &gy) ||
+      CopyBack(devices[17], &gMean) || CopyBack(devices[18], &gRstd)) {
+    return 1;
+  }
+  /* 6. GroupNormBackward from step 5's statistics. */
+  status = aclnnGroupNormBackwardGetWorkspaceSize(tgdy, tgx, tgMean, tgRstd, tw, 1, 4, 2, 2, outputMask, tgDx, tgDgamma,
+                                                  tgDbeta, &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnGroupNormBackwardGetWorkspaceSize failed: %d %s\n", status,
+            aclGetRecentErrMsg());
+  if (Launch(aclnnGroupNormBackward, workspaceSize, executor, stream) != 0 || CopyBack(devices[19], &gDx) ||
+      CopyBack(devices[20], &gDgamma) || CopyBack(devices[21], &gDbeta)) {
+    return 1;
+  }
+
   /* The formulas in double. */
   std::vector<double> eY(8), eMean(2), eRstd(2), eDx(8), eDw(4, 0.0), eDb(4, 0.0), eRms(8), eRmsRstd(2), eRmsDx(8),
       eRmsDgamma(4, 0.0);
@@ -193,6 +220,26 @@ int main(int argc, char** argv) {
       eRmsDx[r * kCols + j] = rr * (w[j] * gr[j] - xr[j] * rr * rr * e);
     }
   }
+  /* GroupNorm: group g holds x's row g (channels 2g, 2g+1; two elements each), so its mean and
+   * rstd are LayerNorm's for that row; channel c = j / 2 of the row takes w[c], b[c]. */
+  std::vector<double> eGy(8), eGDx(8), eGDgamma(4, 0.0), eGDbeta(4, 0.0);
+  for (int g = 0; g < 2; ++g) {
+    const double m = eMean[g], rs = eRstd[g];
+    double a = 0, cterm = 0;
+    for (int j = 0; j < 4; ++j) {
+      const int c = 2 * g + j / 2, i = g * 4 + j;
+      const double xhat = (x[i] - m) * rs;
+      eGy[i] = xhat * w[c] + b[c];
+      a += w[c] * dy[i] / 4;
+      cterm += w[c] * dy[i] * xhat / 4;
+      eGDgamma[c] += dy[i] * xhat;
+      eGDbeta[c] += dy[i];
+    }
+    for (int j = 0; j < 4; ++j) {
+      const int c = 2 * g + j / 2, i = g * 4 + j;
+      eGDx[i] = rs * (w[c] * dy[i] - a - (x[i] - m) * rs * cterm);
+    }
+  }
   int mismatches = 0;
   mismatches += Report("aclnnLayerNorm out", y, eY);
   mismatches += Report("aclnnLayerNorm meanOut", mean, eMean);
@@ -204,6 +251,12 @@ int main(int argc, char** argv) {
   mismatches += Report("aclnnRmsNorm rstdOut", rmsRstd, eRmsRstd);
   mismatches += Report("aclnnRmsNormGrad dxOut", rmsDx, eRmsDx);
   mismatches += Report("aclnnRmsNormGrad dgammaOut", rmsDgamma, eRmsDgamma);
+  mismatches += Report("aclnnGroupNorm out", gy, eGy);
+  mismatches += Report("aclnnGroupNorm meanOut", gMean, eMean);
+  mismatches += Report("aclnnGroupNorm rstdOut", gRstd, eRstd);
+  mismatches += Report("aclnnGroupNormBackward gradInput", gDx, eGDx);
+  mismatches += Report("aclnnGroupNormBackward gradGammaOut", gDgamma, eGDgamma);
+  mismatches += Report("aclnnGroupNormBackward gradBetaOut", gDbeta, eGDbeta);
 
   aclDestroyIntArray(normalizedShape);
   aclDestroyBoolArray(outputMask);

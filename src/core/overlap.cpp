@@ -131,6 +131,20 @@ Overlap ViewsOverlap(const aclTensor& a, const aclTensor& b) {
 
 Overlap ViewOverlapsItself(const aclTensor& tensor) {
   if (tensor.IsEmpty()) return Overlap::kNo;
+  // The common case without the search (and its allocations): dims whose |stride|, in
+  // order, each reach past the whole extent of the dims after them (row-major, with or
+  // without gaps) give every element its own address.
+  bool nested = true;
+  int64_t inner_extent = 1;  // elements spanned by the dims after the current one, plus one
+  for (size_t i = tensor.view_dims.size(); i-- > 0 && nested;) {
+    const int64_t size = tensor.view_dims[i];
+    if (size <= 1) continue;
+    const int64_t stride = tensor.strides[i] < 0 ? -tensor.strides[i] : tensor.strides[i];
+    int64_t extent = 0;
+    nested = stride >= inner_extent && !__builtin_mul_overflow(stride, size - 1, &extent) &&
+             !__builtin_add_overflow(extent, inner_extent, &inner_extent);
+  }
+  if (nested) return Overlap::kNo;
   // Two elements i != j at one address: sum((i - j) * |stride|) == 0 with |i - j| < size.
   std::map<Wide, Wide> reach_by_stride;
   for (size_t i = 0; i < tensor.view_dims.size(); ++i) {

@@ -35,6 +35,8 @@
 #include "aclnnop/aclnn_batch_norm_elemt.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
+#include "aclnnop/aclnn_group_norm.h"
+#include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -541,8 +543,8 @@ std::vector<Problem> Problems() {
                         return HashOutputs({sum_dy.get(), sum_dy_xmu.get()});
                       }});
   // The row normalizations (LayerNorm, RmsNorm and their backwards) over the last dim: a
-  // short row, rows of 1037 with cancelling pairs (the row sums' order), and 130 rows of 257
-  // (two blocks: the column sums' block order).
+  // short row, rows of 1037 with cancelling pairs (the row sums' order), and 300 rows of 257
+  // (three blocks on two threads: the column sums' block order).
   struct NormShape {
     const char* name;
     std::vector<int64_t> dims;
@@ -551,7 +553,7 @@ std::vector<Problem> Problems() {
   const NormShape norm_shapes[] = {
       {"rows_7x300", {7, 300}, false},
       {"cancel_3x2x1037", {3, 2, 1037}, true},
-      {"blocks_130x257", {130, 257}, false},
+      {"blocks_300x257", {300, 257}, false},
   };
   for (const NormShape& shape : norm_shapes) {
     const int64_t cols = shape.dims.back();
@@ -626,6 +628,50 @@ std::vector<Problem> Problems() {
                                 grad_gamma->get(), &workspace, &executor);
                             if (!RunPlanned(planned, workspace, executor, aclnnRmsNormGrad, stream)) return 0;
                             return HashOutputs({grad_input.get(), grad_gamma.get()});
+                          }});
+    }
+  }
+  // GroupNorm and its backward: [3, 6, 17, 19] in 3 groups (channel runs of 323), planar and
+  // channels-last (the gathered rows), with cancelling pairs along each channel's run.
+  for (bool channels_last : {false, true}) {
+    const std::vector<int64_t> dims = {3, 6, 17, 19}, channels = {6}, stat = {3, 3};
+    for (Type type : types) {
+      const std::string suffix = std::string(channels_last ? "last" : "planar") + "_3x6x17x19." + TypeName(type);
+      problems.push_back({"group_norm." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto self = Make(type, dims, 101, ACL_FORMAT_ND, channels_last, false, !channels_last);
+                            auto gamma = Make(type, channels, 102);
+                            auto beta = Make(type, channels, 103);
+                            auto out = MakeOutput(type, dims, ACL_FORMAT_ND, channels_last);
+                            auto mean = MakeOutput(type, stat);
+                            auto rstd = MakeOutput(type, stat);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnGroupNormGetWorkspaceSize(
+                                self->get(), gamma->get(), beta->get(), 3, 6, 17 * 19, 3, 1e-5, out->get(), mean->get(),
+                                rstd->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnGroupNorm, stream)) return 0;
+                            return HashOutputs({out.get(), mean.get(), rstd.get()});
+                          }});
+      problems.push_back({"group_norm_backward." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto grad_out = Make(type, dims, 104, ACL_FORMAT_ND, channels_last, false, !channels_last);
+                            auto input = Make(type, dims, 105, ACL_FORMAT_ND, channels_last);
+                            auto mean = Make(Type::kF32, stat, 106);
+                            auto rstd = Make(Type::kF32, stat, 107, ACL_FORMAT_ND, false, true);
+                            auto gamma = Make(Type::kF32, channels, 108);
+                            auto grad_input = MakeOutput(type, dims, ACL_FORMAT_ND, channels_last);
+                            auto grad_gamma = MakeOutput(Type::kF32, channels);
+                            auto grad_beta = MakeOutput(Type::kF32, channels);
+                            const bool mask[3] = {true, true, true};
+                            aclBoolArray* output_mask = aclCreateBoolArray(mask, 3);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnGroupNormBackwardGetWorkspaceSize(
+                                grad_out->get(), input->get(), mean->get(), rstd->get(), gamma->get(), 3, 6, 17 * 19,
+                                3, output_mask, grad_input->get(), grad_gamma->get(), grad_beta->get(), &workspace,
+                                &executor);
+                            aclDestroyBoolArray(output_mask);
+                            if (!RunPlanned(planned, workspace, executor, aclnnGroupNormBackward, stream)) return 0;
+                            return HashOutputs({grad_input.get(), grad_gamma.get(), grad_beta.get()});
                           }});
     }
   }

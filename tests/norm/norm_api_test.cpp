@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "aclnnop/aclnn_group_norm.h"
+#include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -54,6 +56,11 @@ const std::vector<std::string>& ParameterNames(const std::string& api) {
                                                     "gradInputOut",   "gradWeightOut",  "gradBiasOut"};
   static const std::vector<std::string> rms = {"x", "gamma", "yOut", "rstdOut"};
   static const std::vector<std::string> rms_grad = {"dy", "x", "rstd", "gamma", "dxOut", "dgammaOut"};
+  static const std::vector<std::string> group = {"self", "gamma", "beta", "out", "meanOut", "rstdOut"};
+  static const std::vector<std::string> group_backward = {"gradOut", "input", "mean", "rstd", "gamma",
+                                                          "gradInput", "gradGammaOut", "gradBetaOut"};
+  if (api == "aclnnGroupNorm") return group;
+  if (api == "aclnnGroupNormBackward") return group_backward;
   if (api == "aclnnLayerNormBackward") return backward;
   if (api == "aclnnRmsNorm") return rms;
   if (api == "aclnnRmsNormGrad") return rms_grad;
@@ -120,6 +127,18 @@ TEST_P(NormApiCase, GetWorkspaceSizeReturnsExpectedStatus) {
   } else if (api == "aclnnRmsNorm") {
     status = aclnnRmsNormGetWorkspaceSize(a["x"], a["gamma"], eps, a["yOut"], a["rstdOut"], &workspace_size, &executor);
     run = aclnnRmsNorm;
+  } else if (api == "aclnnGroupNorm") {
+    status = aclnnGroupNormGetWorkspaceSize(a["self"], a["gamma"], a["beta"], c.at("N").get<int64_t>(),
+                                            c.at("C").get<int64_t>(), c.at("HxW").get<int64_t>(),
+                                            c.at("group").get<int64_t>(), eps, a["out"], a["meanOut"], a["rstdOut"],
+                                            &workspace_size, &executor);
+    run = aclnnGroupNorm;
+  } else if (api == "aclnnGroupNormBackward") {
+    status = aclnnGroupNormBackwardGetWorkspaceSize(
+        a["gradOut"], a["input"], a["mean"], a["rstd"], a["gamma"], c.at("N").get<int64_t>(), c.at("C").get<int64_t>(),
+        c.at("HxW").get<int64_t>(), c.at("group").get<int64_t>(), a.output_mask, a["gradInput"], a["gradGammaOut"],
+        a["gradBetaOut"], &workspace_size, &executor);
+    run = aclnnGroupNormBackward;
   } else {
     ASSERT_EQ(api, "aclnnRmsNormGrad");
     status = aclnnRmsNormGradGetWorkspaceSize(a["dy"], a["x"], a["rstd"], a["gamma"], a["dxOut"], a["dgammaOut"],

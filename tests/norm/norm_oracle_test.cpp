@@ -59,11 +59,11 @@ TEST_P(NormOracle, NoWorseThanTorch) {
     Case c = RandomCase(GetParam(), seed);
     // torch takes one dtype for every tensor, and gives a weight to both or neither.
     c.io = c.out = c.param = dtypes[seed % 2];
-    c.stat = c.op == Op::kLayerNorm || c.op == Op::kLayerNormBackward ? c.io : ACL_FLOAT;
+    c.stat = Centred(c.op) ? c.io : ACL_FLOAT;
     c.grad = c.op == Op::kRmsNormGrad ? ACL_FLOAT : c.io;
     c.mean_out = c.rstd_out = true;
     c.mask = {true, true, true};
-    if (c.op == Op::kLayerNorm || c.op == Op::kLayerNormBackward) c.bias = c.weight;
+    if (HasBias(c.op)) c.bias = c.weight;
     Problem p(c);
     ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
     CheckOutputs(p);
@@ -100,13 +100,32 @@ TEST_P(NormOracle, NoWorseThanTorch) {
         ExpectNoWorseThanTorch("dx", p.out, out, ref.out, ref.out_scale, c);
         ExpectNoWorseThanTorch("dgamma", p.grad_weight, dw, ref.dw, ref.dw_scale, c);
         break;
+      case Op::kGroupNorm:
+        oracle::NativeGroupNorm(ViewOf(p.x), c.weight ? ViewOf(p.weight) : none, c.bias ? ViewOf(p.bias) : none,
+                                c.shape[0], c.shape[1], c.Spatial(), c.groups, static_cast<float>(c.eps), ViewOf(out),
+                                ViewOf(mean), ViewOf(rstd));
+        ExpectNoWorseThanTorch("out", p.out, out, ref.out, ref.out_scale, c);
+        ExpectNoWorseThanTorch("mean", p.mean, mean, ref.mean, ref.mean_scale, c);
+        ExpectNoWorseThanTorch("rstd", p.rstd, rstd, ref.rstd, ref.rstd_scale, c);
+        break;
+      case Op::kGroupNormBackward:
+        oracle::NativeGroupNormBackward(ViewOf(p.dy), ViewOf(p.x), ViewOf(p.mean), ViewOf(p.rstd),
+                                        c.weight ? ViewOf(p.weight) : none, c.shape[0], c.shape[1], c.Spatial(),
+                                        c.groups, ViewOf(out), ViewOf(dw), ViewOf(db));
+        ExpectNoWorseThanTorch("gradInput", p.out, out, ref.out, ref.out_scale, c);
+        if (c.weight) {  // torch computes the parameter gradients only for a given weight
+          ExpectNoWorseThanTorch("gradGamma", p.grad_weight, dw, ref.dw, ref.dw_scale, c);
+          ExpectNoWorseThanTorch("gradBeta", p.grad_bias, db, ref.db, ref.db_scale, c);
+        }
+        break;
     }
     if (HasFailure()) return;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, NormOracle,
-                         ::testing::Values(Op::kLayerNorm, Op::kRmsNorm, Op::kLayerNormBackward, Op::kRmsNormGrad),
+                         ::testing::Values(Op::kLayerNorm, Op::kRmsNorm, Op::kLayerNormBackward, Op::kRmsNormGrad,
+                                           Op::kGroupNorm, Op::kGroupNormBackward),
                          [](const ::testing::TestParamInfo<Op>& info) { return std::string(OpName(info.param)); });
 
 }  // namespace

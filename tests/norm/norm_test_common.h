@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "fast_batch_norm_backward/bn_test_common.h"
+#include "aclnnop/aclnn_group_norm.h"
+#include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -24,23 +26,31 @@ using bntest::HostTensor;
 using bntest::Layout;
 using bntest::Wide;
 
-enum class Op { kLayerNorm, kRmsNorm, kLayerNormBackward, kRmsNormGrad };
+enum class Op { kLayerNorm, kRmsNorm, kLayerNormBackward, kRmsNormGrad, kGroupNorm, kGroupNormBackward };
 inline const char* OpName(Op op) {
   switch (op) {
     case Op::kLayerNorm: return "LayerNorm";
     case Op::kRmsNorm: return "RmsNorm";
     case Op::kLayerNormBackward: return "LayerNormBackward";
     case Op::kRmsNormGrad: return "RmsNormGrad";
+    case Op::kGroupNorm: return "GroupNorm";
+    case Op::kGroupNormBackward: return "GroupNormBackward";
   }
   return "?";
 }
-inline bool Backward(Op op) { return op == Op::kLayerNormBackward || op == Op::kRmsNormGrad; }
-inline bool Centred(Op op) { return op == Op::kLayerNorm || op == Op::kLayerNormBackward; }
+inline bool Backward(Op op) {
+  return op == Op::kLayerNormBackward || op == Op::kRmsNormGrad || op == Op::kGroupNormBackward;
+}
+inline bool Centred(Op op) { return op != Op::kRmsNorm && op != Op::kRmsNormGrad; }
+inline bool Grouped(Op op) { return op == Op::kGroupNorm || op == Op::kGroupNormBackward; }
+// The operators with a bias in the forward and a gradBias in the backward.
+inline bool HasBias(Op op) { return op != Op::kRmsNorm && op != Op::kRmsNormGrad; }
 
 struct Case {
   Op op = Op::kLayerNorm;
   std::vector<int64_t> shape;
-  int normalized = 1;  // trailing dims
+  int normalized = 1;  // trailing dims (GroupNorm: unused; shape is [N, C, *])
+  int64_t groups = 1;  // GroupNorm
   aclDataType io = ACL_FLOAT;      // x (and dy)
   aclDataType out = ACL_FLOAT;     // y / gradInput (LayerNorm and its backward: any; others: io)
   aclDataType param = ACL_FLOAT;   // weight and bias
@@ -55,18 +65,35 @@ struct Case {
   double center = 0.0, scale = 1.0;
   uint64_t seed = 1;
 
-  std::vector<int64_t> NormShape() const { return {shape.end() - normalized, shape.end()}; }
+  int64_t Spatial() const {
+    int64_t hxw = 1;
+    for (size_t k = 2; k < shape.size(); ++k) hxw *= shape[k];
+    return hxw;
+  }
+  std::vector<int64_t> NormShape() const {
+    if (Grouped(op)) return {shape[1]};
+    return {shape.end() - normalized, shape.end()};
+  }
+  // The parameter of element j of row r (GroupNorm: its channel; otherwise its lane).
+  int64_t ParamIndex(int64_t r, int64_t j) const {
+    if (!Grouped(op)) return j;
+    return (r % groups) * (shape[1] / groups) + j / Spatial();
+  }
+  int64_t Parameters() const { return Grouped(op) ? shape[1] : RowLength(); }
   std::vector<int64_t> StatShape() const {
+    if (Grouped(op)) return {shape[0], groups};
     std::vector<int64_t> s = shape;
     for (size_t k = shape.size() - normalized; k < s.size(); ++k) s[k] = 1;
     return s;
   }
   int64_t Rows() const {
+    if (Grouped(op)) return shape[0] * groups;
     int64_t r = 1;
     for (size_t k = 0; k + normalized < shape.size(); ++k) r *= shape[k];
     return r;
   }
   int64_t RowLength() const {
+    if (Grouped(op)) return shape[1] / groups * Spatial();
     int64_t n = 1;
     for (size_t k = shape.size() - normalized; k < shape.size(); ++k) n *= shape[k];
     return n;
@@ -74,7 +101,7 @@ struct Case {
   std::string Describe() const {
     std::string s = std::string(OpName(op)) + " " + bntest::DtName(io) + "->" + bntest::DtName(out) + " [";
     for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-    s += "] normalized=" + std::to_string(normalized) + " param=" + bntest::DtName(param) +
+    s += "] normalized=" + std::to_string(normalized) + " groups=" + std::to_string(groups) + " param=" + bntest::DtName(param) +
          (weight ? " w" : " -") + (bias ? "b" : "-") + " stat=" + bntest::DtName(stat) + " grad=" +
          bntest::DtName(grad) + " mask=" + (mask[0] ? "1" : "0") + (mask[1] ? "1" : "0") + (mask[2] ? "1" : "0");
     for (int t = 0; t < 3; ++t) s += std::string(" ") + bntest::LayoutName(layout[t]);
@@ -140,6 +167,8 @@ struct Problem {
       case Op::kRmsNorm: return {&out, &rstd};
       case Op::kLayerNormBackward: return {&out, &grad_weight, &grad_bias};
       case Op::kRmsNormGrad: return {&out, &grad_weight};
+      case Op::kGroupNorm: return {&out, &mean, &rstd};
+      case Op::kGroupNormBackward: return {&out, &grad_weight, &grad_bias};
     }
     return {};
   }
@@ -176,6 +205,18 @@ struct Problem {
                                                   grad_weight.handle, &workspace_size, &executor);
         run = aclnnRmsNormGrad;
         break;
+      case Op::kGroupNorm:
+        status = aclnnGroupNormGetWorkspaceSize(x.handle, w, b, c.shape[0], c.shape[1], c.Spatial(), c.groups, c.eps,
+                                                out.handle, mean.handle, rstd.handle, &workspace_size, &executor);
+        run = aclnnGroupNorm;
+        break;
+      case Op::kGroupNormBackward:
+        status = aclnnGroupNormBackwardGetWorkspaceSize(
+            dy.handle, x.handle, mean.handle, rstd.handle, w, c.shape[0], c.shape[1], c.Spatial(), c.groups, mask,
+            c.mask[0] ? out.handle : nullptr, c.mask[1] ? grad_weight.handle : nullptr,
+            c.mask[2] ? grad_bias.handle : nullptr, &workspace_size, &executor);
+        run = aclnnGroupNormBackward;
+        break;
     }
     if (status != ACLNN_SUCCESS) return status;
     void* workspace = nullptr;
@@ -198,21 +239,21 @@ struct Reference {
 
 inline Reference ComputeReference(const Problem& p) {
   const Case& c = p.c;
-  const int64_t rows = c.Rows(), n = c.RowLength();
+  const int64_t rows = c.Rows(), n = c.RowLength(), params = c.Parameters();
   const Wide eps = static_cast<float>(c.eps);  // the operators' epsilon is a float attribute
   Reference ref;
   ref.out.resize(rows * n);
   ref.out_scale.resize(rows * n);
-  ref.dw.assign(n, 0.0);
-  ref.dw_scale.assign(n, 0.0);
-  ref.db.assign(n, 0.0);
-  ref.db_scale.assign(n, 0.0);
-  std::vector<CompensatedSum> dw(n), db(n);
-  std::vector<Wide> w(n), b(n);
-  for (int64_t j = 0; j < n; ++j) {
+  ref.dw.assign(params, 0.0);
+  ref.dw_scale.assign(params, 0.0);
+  ref.db.assign(params, 0.0);
+  ref.db_scale.assign(params, 0.0);
+  std::vector<CompensatedSum> dw(params), db(params);
+  std::vector<Wide> w(params), b(params);
+  for (int64_t j = 0; j < params; ++j) {
     const bool has_weight = c.weight || c.op == Op::kRmsNorm || c.op == Op::kRmsNormGrad;
     w[j] = has_weight ? p.weight.Get(j) : 1.0;
-    b[j] = c.bias && c.op == Op::kLayerNorm ? p.bias.Get(j) : 0.0;
+    b[j] = c.bias && !Backward(c.op) && HasBias(c.op) ? p.bias.Get(j) : 0.0;
   }
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t base = r * n;
@@ -238,9 +279,10 @@ inline Reference ComputeReference(const Problem& p) {
       ref.rstd_scale.push_back(std::fabs(static_cast<double>(rstd)));
       for (int64_t j = 0; j < n; ++j) {
         const Wide xv = p.x.Get(base + j);
-        ref.out[base + j] = static_cast<double>((xv - mean) * rstd * w[j] + b[j]);
+        const int64_t q = c.ParamIndex(r, j);
+        ref.out[base + j] = static_cast<double>((xv - mean) * rstd * w[q] + b[q]);
         ref.out_scale[base + j] =
-            static_cast<double>((std::fabs(xv) + std::fabs(mean)) * rstd * std::fabs(w[j]) + std::fabs(b[j]));
+            static_cast<double>((std::fabs(xv) + std::fabs(mean)) * rstd * std::fabs(w[q]) + std::fabs(b[q]));
       }
       continue;
     }
@@ -249,7 +291,7 @@ inline Reference ComputeReference(const Problem& p) {
     CompensatedSum sum_wdy, sum_wdyx;
     Wide abs_wdy = 0, abs_wdyx = 0;
     for (int64_t j = 0; j < n; ++j) {
-      const Wide g = w[j] * static_cast<Wide>(p.dy.Get(base + j)), d = p.x.Get(base + j) - mean;
+      const Wide g = w[c.ParamIndex(r, j)] * static_cast<Wide>(p.dy.Get(base + j)), d = p.x.Get(base + j) - mean;
       sum_wdy.Add(g);
       sum_wdyx.Add(g * d);
       abs_wdy += std::fabs(g);
@@ -259,16 +301,17 @@ inline Reference ComputeReference(const Problem& p) {
     const Wide k = rstd * rstd * sum_wdyx.Value() / n, abs_k = rstd * rstd * abs_wdyx / n;
     for (int64_t j = 0; j < n; ++j) {
       const Wide g = p.dy.Get(base + j), d = p.x.Get(base + j) - mean;
-      ref.out[base + j] = static_cast<double>(rstd * ((w[j] * g - a) - d * k));
+      const int64_t q = c.ParamIndex(r, j);
+      ref.out[base + j] = static_cast<double>(rstd * ((w[q] * g - a) - d * k));
       ref.out_scale[base + j] =
-          static_cast<double>(std::fabs(rstd) * (std::fabs(w[j] * g) + abs_a + std::fabs(d) * abs_k));
-      dw[j].Add(g * d * rstd);
-      ref.dw_scale[j] += static_cast<double>(std::fabs(g * d * rstd));
-      db[j].Add(g);
-      ref.db_scale[j] += std::fabs(static_cast<double>(g));
+          static_cast<double>(std::fabs(rstd) * (std::fabs(w[q] * g) + abs_a + std::fabs(d) * abs_k));
+      dw[q].Add(g * d * rstd);
+      ref.dw_scale[q] += static_cast<double>(std::fabs(g * d * rstd));
+      db[q].Add(g);
+      ref.db_scale[q] += std::fabs(static_cast<double>(g));
     }
   }
-  for (int64_t j = 0; j < n; ++j) {
+  for (int64_t j = 0; j < params; ++j) {
     ref.dw[j] = static_cast<double>(dw[j].Value());
     ref.db[j] = static_cast<double>(db[j].Value());
   }
@@ -285,16 +328,16 @@ inline void CheckOutputs(Problem& p) {
   if (!Backward(c.op) || c.mask[0]) {
     EXPECT_TRUE(EqualsRoundedOnce("out", p.out, ref.out, ref.out_scale)) << c.Describe();
   }
-  if (c.op == Op::kLayerNorm && c.mean_out) {
+  if ((c.op == Op::kLayerNorm && c.mean_out) || c.op == Op::kGroupNorm) {
     EXPECT_TRUE(EqualsRoundedOnce("mean", p.mean, ref.mean, ref.mean_scale)) << c.Describe();
   }
-  if ((c.op == Op::kLayerNorm && c.rstd_out) || c.op == Op::kRmsNorm) {
+  if ((c.op == Op::kLayerNorm && c.rstd_out) || c.op == Op::kRmsNorm || c.op == Op::kGroupNorm) {
     EXPECT_TRUE(EqualsRoundedOnce("rstd", p.rstd, ref.rstd, ref.rstd_scale)) << c.Describe();
   }
   if (Backward(c.op) && c.mask[1]) {
     EXPECT_TRUE(EqualsRoundedOnce("gradWeight", p.grad_weight, ref.dw, ref.dw_scale)) << c.Describe();
   }
-  if (c.op == Op::kLayerNormBackward && c.mask[2]) {
+  if ((c.op == Op::kLayerNormBackward || c.op == Op::kGroupNormBackward) && c.mask[2]) {
     EXPECT_TRUE(EqualsRoundedOnce("gradBias", p.grad_bias, ref.db, ref.db_scale)) << c.Describe();
   }
 }
@@ -350,6 +393,31 @@ inline Case RandomCase(Op op, uint64_t seed) {
     case Op::kRmsNormGrad:
       if (c.io == ACL_FLOAT) c.param = ACL_FLOAT;
       break;
+    case Op::kGroupNorm:
+    case Op::kGroupNormBackward: {
+      // [N, G * C/G, spatial...], any layout (channels-last too); every tensor in x's dtype,
+      // but the backward's statistics, gamma and parameter gradients may be float32 with
+      // 16-bit data (the default profile takes the 950's mixed precision).
+      std::vector<int64_t> spatial(c.shape.begin() + std::min<size_t>(2, c.shape.size()), c.shape.end());
+      c.groups = 1 + static_cast<int64_t>(rng.Next() % 6);
+      c.shape = {1 + static_cast<int64_t>(rng.Next() % 6), c.groups * (1 + static_cast<int64_t>(rng.Next() % 5))};
+      int64_t room = 3000;
+      for (int64_t d : spatial) {
+        if (d > room) break;
+        c.shape.push_back(d);
+        room /= d;
+      }
+      const Layout group_layouts[] = {Layout::kContiguous, Layout::kChannelsLast, Layout::kStrided, Layout::kPermuted};
+      for (Layout& l : c.layout) l = group_layouts[rng.Next() % 4];
+      c.out = c.param = c.stat = c.grad = c.io;
+      c.weight = rng.Next() % 4 != 0;
+      c.bias = rng.Next() % 4 != 0;
+      if (op == Op::kGroupNormBackward) {
+        if (c.io != ACL_FLOAT && rng.Next() % 2) c.param = c.stat = c.grad = ACL_FLOAT;
+        for (bool& m : c.mask) m = rng.Next() % 4 != 0;
+      }
+      break;
+    }
   }
   return c;
 }

@@ -412,6 +412,10 @@ std::vector<int64_t> TrailingDims(int64_t rank, int64_t count) {
   return dims;
 }
 
+// Contiguous in the memory format torch suggests for it (channels-last data stays as it is),
+// as torch's group_norm front end passes its input to native_group_norm.
+at::Tensor Dense(const at::Tensor& t) { return t.contiguous(t.suggest_memory_format()); }
+
 // A per-row statistic view filled from torch's result of the same element count.
 void CopyRows(const View& out, const at::Tensor& value) {
   if (out.data != nullptr) Wrap(out).copy_(value.reshape(Wrap(out).sizes()));
@@ -468,6 +472,31 @@ void RmsNormGrad(const View& dy, const View& x, const View& rstd, const View& ga
   for (int64_t d = 0; d < input.dim() - g.dim(); ++d) lead.push_back(d);
   const at::Tensor terms = grad * input * r;
   CopyOut(dgamma, lead.empty() ? terms : terms.sum(lead));
+}
+
+void NativeGroupNorm(const View& input, const View& weight, const View& bias, int64_t n, int64_t c, int64_t hxw,
+                     int64_t group, double eps, const View& output, const View& mean, const View& rstd) {
+  const auto results =
+      at::native_group_norm(Dense(Wrap(input)), WrapOptional(weight), WrapOptional(bias), n, c, hxw, group, eps);
+  CopyOut(output, std::get<0>(results));
+  CopyRows(mean, std::get<1>(results));
+  CopyRows(rstd, std::get<2>(results));
+}
+
+void NativeGroupNormBackward(const View& grad_out, const View& input, const View& mean, const View& rstd,
+                             const View& weight, int64_t n, int64_t c, int64_t hxw, int64_t group,
+                             const View& grad_input, const View& grad_weight, const View& grad_bias) {
+  const auto requested = [](const View& v) { return v.data != nullptr || !v.shape.empty(); };
+  // torch allocates gradWeight / gradBias like weight: it computes them only with it.
+  const std::array<bool, 3> mask = {requested(grad_input), requested(grad_weight) && weight.data != nullptr,
+                                    requested(grad_bias) && weight.data != nullptr};
+  const auto results = at::native_group_norm_backward(Dense(Wrap(grad_out)), Dense(Wrap(input)),
+                                                      Wrap(mean).reshape({n, group}),
+                                                      Wrap(rstd).reshape({n, group}), WrapOptional(weight), n, c, hxw,
+                                                      group, mask);
+  if (mask[0]) CopyOut(grad_input, std::get<0>(results));
+  if (mask[1]) CopyOut(grad_weight, std::get<1>(results));
+  if (mask[2]) CopyOut(grad_bias, std::get<2>(results));
 }
 
 }  // namespace oracle

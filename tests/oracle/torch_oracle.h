@@ -148,6 +148,13 @@ void NativeLayerNormBackward(const View& grad_out, const View& input, const std:
                              const View& mean, const View& rstd, const View& weight, const View& bias,
                              const View& grad_input, const View& grad_weight, const View& grad_bias);
 void RmsNorm(const View& x, const View& gamma, double eps, const View& y, const View& rstd);
+// at::native_group_norm / native_group_norm_backward on [N, C, *] views (mean and rstd [N, G]),
+// made contiguous first as torch's group_norm does; gradients of the parameters only with a weight.
+void NativeGroupNorm(const View& input, const View& weight, const View& bias, int64_t n, int64_t c, int64_t hxw,
+                     int64_t group, double eps, const View& output, const View& mean, const View& rstd);
+void NativeGroupNormBackward(const View& grad_out, const View& input, const View& mean, const View& rstd,
+                             const View& weight, int64_t n, int64_t c, int64_t hxw, int64_t group,
+                             const View& grad_input, const View& grad_weight, const View& grad_bias);
 // dx = rstd * (gamma * dy - x * rstd^2 * mean(gamma * dy * x)), dgamma = sum(dy * x * rstd) over
 // the leading dims, as torch's autograd of the composite computes them.
 void RmsNormGrad(const View& dy, const View& x, const View& rstd, const View& gamma, const View& dx,

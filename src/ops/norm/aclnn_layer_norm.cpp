@@ -43,6 +43,9 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const aclTens
   if (mean != nullptr) OA_RETURN_IF_ERROR(CheckNormDtype(api, "meanOutOptional", mean));
   if (rstd != nullptr) OA_RETURN_IF_ERROR(CheckNormDtype(api, "rstdOutOptional", rstd));
 
+  OA_RETURN_IF_ERROR(CheckFormats(api, {{"input", input}, {"weightOptional", weight}, {"biasOptional", bias},
+                                          {"out", out}, {"meanOutOptional", mean}, {"rstdOutOptional", rstd}}));
+
   // Shapes.
   for (const Named& n : {Named{"input", input}, Named{"out", out}, Named{"weightOptional", weight},
                          Named{"biasOptional", bias}, Named{"meanOutOptional", mean}, Named{"rstdOutOptional", rstd}}) {
@@ -81,7 +84,7 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const aclTens
   for (const Named& s : {Named{"meanOutOptional", mean}, Named{"rstdOutOptional", rstd}}) {
     if (s.tensor == nullptr) continue;
     if (CurrentSocProfile().chip == Chip::k950 && !s.tensor->IsEmpty()) {
-      OA_RETURN_IF_ERROR(CheckStatisticShape(api, s.name, s.tensor, input, length));
+      OA_RETURN_IF_ERROR(CheckStatisticShape(api, s.name, s.tensor, "input", input, length));
     }
     OA_CHECK(s.tensor->NumElements() == rows, ACLNN_ERR_PARAM_INVALID,
              "%s: %s must hold one value per row of input (%lld), got %s", api, s.name, static_cast<long long>(rows),

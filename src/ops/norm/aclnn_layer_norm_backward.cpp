@@ -53,6 +53,9 @@ aclnnStatus GetWorkspaceSize(const aclTensor* grad_out, const aclTensor* input, 
   for (int i = 0; i < 3; ++i) {
     if (masked[i] != nullptr) OA_RETURN_IF_ERROR(CheckNormDtype(kApi, outputs[i].name, masked[i]));
   }
+  OA_RETURN_IF_ERROR(CheckFormats(kApi, {{"gradOut", grad_out}, {"input", input}, {"mean", mean}, {"rstd", rstd},
+                                         {"weightOptional", weight}, {"biasOptional", bias}, {outputs[0].name, masked[0]},
+                                         {outputs[1].name, masked[1]}, {outputs[2].name, masked[2]}}));
 
   // Shapes.
   for (const Named& n : {Named{"gradOut", grad_out}, Named{"input", input}, Named{"mean", mean}, Named{"rstd", rstd}}) {

@@ -23,11 +23,12 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, double 
   OA_RETURN_IF_ERROR(CheckGammaDtype(kApi, "x", x, gamma));
   OA_RETURN_IF_ERROR(bn::CheckSameDtype(kApi, "yOut", y, "x", x));
   OA_RETURN_IF_ERROR(CheckFloat32(kApi, "rstdOut", rstd));
+  OA_RETURN_IF_ERROR(CheckFormats(kApi, {{"x", x}, {"gamma", gamma}, {"yOut", y}, {"rstdOut", rstd}}));
 
   OA_RETURN_IF_ERROR(CheckGammaShape(kApi, "x", x, gamma));
   OA_RETURN_IF_ERROR(CheckShapeAs(kApi, "yOut", y, "x", x));
   const int normalized = static_cast<int>(gamma->Rank());
-  OA_RETURN_IF_ERROR(CheckStatisticShape(kApi, "rstdOut", rstd, x, normalized, ACLNN_ERR_INNER_TILING_ERROR));
+  OA_RETURN_IF_ERROR(CheckStatisticShape(kApi, "rstdOut", rstd, "x", x, normalized, ACLNN_ERR_INNER_TILING_ERROR));
   OA_RETURN_IF_ERROR(CheckOutputsApart(kApi, {{"x", x}, {"gamma", gamma}}, {{"yOut", y}, {"rstdOut", rstd}}));
 
   RowNormInputs in;

@@ -26,11 +26,15 @@ aclnnStatus GetWorkspaceSize(const aclTensor* dy, const aclTensor* x, const aclT
   OA_RETURN_IF_ERROR(CheckGammaDtype(kApi, "dy", dy, gamma));
   OA_RETURN_IF_ERROR(bn::CheckSameDtype(kApi, "dxOut", dx, "dy", dy));
   OA_RETURN_IF_ERROR(CheckFloat32(kApi, "dgammaOut", dgamma));
+  OA_RETURN_IF_ERROR(CheckFormats(kApi, {{"dy", dy}, {"x", x}, {"rstd", rstd}, {"gamma", gamma}, {"dxOut", dx},
+                                         {"dgammaOut", dgamma}}));
 
   // Shapes: dy of rank 1-8 (upstream's own test tables run rank-1 dy, below the page's 2).
   OA_RETURN_IF_ERROR(CheckGammaShape(kApi, "dy", dy, gamma));
   OA_RETURN_IF_ERROR(CheckShapeAs(kApi, "x", x, "dy", dy));
   const int64_t rows = DimsProduct(dy->view_dims.data(), 0, static_cast<int>(dy->Rank() - gamma->Rank()));
+  OA_CHECK(rstd->Rank() <= kMaxRank, ACLNN_ERR_INNER_TILING_ERROR, "%s: rstd must have at most 8 dims, got %s", kApi,
+           Describe(*rstd).c_str());
   OA_CHECK(rstd->NumElements() == rows, ACLNN_ERR_INNER_TILING_ERROR,
            "%s: rstd must hold one value per row of dy (%lld: dy's leading dims), got %s", kApi,
            static_cast<long long>(rows), Describe(*rstd).c_str());

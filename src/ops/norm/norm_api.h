@@ -32,6 +32,7 @@ struct RowNormExecutor : aclOpExecutor {
   }
   std::string PlanSummary() const override {
     std::string summary = plan.gather ? "rows/gather" : "rows";
+    if (plan.stream_out) summary += "/stream";
     return summary + "/length=" + std::to_string(plan.row_length) + "/blocks=" + std::to_string(plan.blocks);
   }
   int PlanThreads() const override { return plan.max_threads; }
@@ -67,6 +68,17 @@ inline aclnnStatus CheckMaxRank(const char* api, const char* name, const aclTens
   return ACLNN_SUCCESS;
 }
 
+// Private formats (fractal and other NPU layouts) are refused as in the other families: the
+// data would not be in the order its view describes.
+inline aclnnStatus CheckFormats(const char* api, std::initializer_list<Named> tensors) {
+  for (const Named& n : tensors) {
+    OA_CHECK(n.tensor == nullptr || !IsPrivateFormat(n.tensor->format), ACLNN_ERR_PARAM_INVALID,
+             "%s: %s has the private format %s; the normalization operators take any non-private format label",
+             api, n.name, FormatName(n.tensor->format));
+  }
+  return ACLNN_SUCCESS;
+}
+
 inline aclnnStatus CheckSameShape(const char* api, const char* name, const aclTensor* t, const char* ref_name,
                                   const aclTensor* ref) {
   return bn::CheckSameShape(api, name, t, ref_name, ref);
@@ -74,8 +86,9 @@ inline aclnnStatus CheckSameShape(const char* api, const char* name, const aclTe
 
 // A per-row statistic of x (rank r, the last `normalized` dims normalized): x's rank, x's
 // leading dims, 1 in each normalized dim ([A1..Ai, 1..1]).
-inline aclnnStatus CheckStatisticShape(const char* api, const char* name, const aclTensor* t, const aclTensor* x,
-                                       int normalized, aclnnStatus code = ACLNN_ERR_PARAM_INVALID) {
+inline aclnnStatus CheckStatisticShape(const char* api, const char* name, const aclTensor* t, const char* x_name,
+                                       const aclTensor* x, int normalized,
+                                       aclnnStatus code = ACLNN_ERR_PARAM_INVALID) {
   if (t == nullptr) return ACLNN_SUCCESS;
   bool ok = t->Rank() == x->Rank();
   const int split = static_cast<int>(x->Rank()) - normalized;
@@ -83,8 +96,8 @@ inline aclnnStatus CheckStatisticShape(const char* api, const char* name, const 
   if (ok) return ACLNN_SUCCESS;
   std::vector<int64_t> expected(x->view_dims.begin(), x->view_dims.end());
   for (size_t k = static_cast<size_t>(split); k < expected.size(); ++k) expected[k] = 1;
-  return Fail(code, "%s: %s must have shape %s (x's leading dims, 1 in each normalized dim), got %s",
-              api, name, DimsToString(expected).c_str(), Describe(*t).c_str());
+  return Fail(code, "%s: %s must have shape %s (%s's leading dims, 1 in each normalized dim), got %s", api, name,
+              DimsToString(expected).c_str(), x_name, Describe(*t).c_str());
 }
 
 // Every output against every input and every other output (the outputs are written while

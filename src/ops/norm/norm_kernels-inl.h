@@ -41,7 +41,30 @@ using oa::HWY_NAMESPACE::MulAddF64;
 using oa::HWY_NAMESPACE::StoreNarrow;
 
 using D = hn::ScalableTag<double>;
+using DF = hn::Rebind<float, D>;  // as many float lanes as double lanes
 using VD = hn::Vec<D>;
+
+// Large fp32 outputs are written with streaming stores (no read-for-ownership of the output
+// lines) on rows whose first store is aligned (RowNormPlan::stream_out). The value stored
+// is the same either way, so the bits do not depend on alignment or size.
+constexpr size_t kStreamBytes = hn::MaxLanes(DF()) * sizeof(float);
+constexpr bool kCanStream = HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE && kStreamBytes >= 16;
+
+template <class To>
+HWY_INLINE bool StreamRow(bool stream_out, const To* row) {
+  return kCanStream && sizeof(To) == sizeof(float) && stream_out && reinterpret_cast<uintptr_t>(row) % kStreamBytes == 0;
+}
+template <class To>
+HWY_INLINE void StoreResult(VD v, To* HWY_RESTRICT p, bool /*stream*/) {
+  StoreNarrow(v, D(), p);
+}
+HWY_INLINE void StoreResult(VD v, float* HWY_RESTRICT p, bool stream) {
+  if (kCanStream && stream) {
+    hn::Stream(oa::HWY_NAMESPACE::DemoteToFloat(D(), v), DF(), p);
+  } else {
+    StoreNarrow(v, D(), p);
+  }
+}
 
 // ---------------------------------------------------------------- row statistics
 // mean and rstd of one row (RmsNorm: mean 0, rstd from the mean square): the sum, then the
@@ -65,29 +88,43 @@ OA_KERNEL_HELPER void RowStatistics(const RowNormPlan& plan, const T* x, double*
 }
 
 // ---------------------------------------------------------------- elementwise passes
+// A parameter for elements [j, j + lanes): per lane (kPerLane: p[j..]), or one for the whole
+// run (p[0]: a GroupNorm channel's segment).
+template <bool kPerLane>
+HWY_INLINE VD ParameterAt(D d, const double* HWY_RESTRICT p, int64_t j) {
+  return kPerLane ? hn::LoadU(d, p + j) : hn::Set(d, p[0]);
+}
+template <bool kPerLane>
+HWY_INLINE double ParameterScalar(const double* HWY_RESTRICT p, int64_t j) {
+  return kPerLane ? p[j] : p[0];
+}
+
 // y = ((x - mean) * rstd) * w + b, rounded once to To.
-template <class T, class To>
+template <bool kPerLane, class T, class To>
 OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, int64_t n, double mean, double rstd,
-                                 const double* HWY_RESTRICT w, const double* HWY_RESTRICT b) {
+                                 const double* HWY_RESTRICT w, const double* HWY_RESTRICT b, bool stream) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd);
   int64_t j = 0;
   for (; j + lanes <= n; j += lanes) {
     const VD xhat = hn::Mul(hn::Sub(LoadWide(d, x + j), v_mean), v_rstd);
-    StoreNarrow(MulAddF64(xhat, hn::LoadU(d, w + j), hn::LoadU(d, b + j)), d, y + j);
+    StoreResult(MulAddF64(xhat, ParameterAt<kPerLane>(d, w, j), ParameterAt<kPerLane>(d, b, j)), y + j, stream);
   }
-  for (; j < n; ++j) bn::StoreRounded(((bn::LoadWideScalar(x[j]) - mean) * rstd) * w[j] + b[j], y + j);
+  for (; j < n; ++j) {
+    const double xhat = (bn::LoadWideScalar(x[j]) - mean) * rstd;
+    bn::StoreRounded(xhat * ParameterScalar<kPerLane>(w, j) + ParameterScalar<kPerLane>(b, j), y + j);
+  }
 }
 
 // One backward row in one pass: dx = rstd * ((w*dy - a) - (x - mean) * k), rounded once
 // (a = sum(w dy)/n, k = rstd^2 sum(w dy (x - mean))/n; RmsNorm: a = 0, mean = 0), and the
-// block's column sums dw[j] += dy * ((x - mean) * rstd), db[j] += dy. Any of dx, dw, db may be
-// null (not requested).
-template <class T, class To>
+// block's column sums dw[j] += dy * ((x - mean) * rstd), db[j] += dy (per lane only). Any of
+// dx, dw, db may be null (not requested).
+template <bool kPerLane, class T, class To>
 OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx, int64_t n,
                                   double mean, double rstd, double a, double k, const double* HWY_RESTRICT w,
-                                  double* HWY_RESTRICT dw, double* HWY_RESTRICT db) {
+                                  double* HWY_RESTRICT dw, double* HWY_RESTRICT db, bool stream) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd), v_a = hn::Set(d, a), v_k = hn::Set(d, k);
@@ -96,8 +133,8 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
     const VD g = LoadWide(d, dy + j);
     const VD centred = hn::Sub(LoadWide(d, x + j), v_mean);
     if (dx != nullptr) {
-      const VD weighted = hn::Sub(hn::Mul(hn::LoadU(d, w + j), g), v_a);
-      StoreNarrow(hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k))), d, dx + j);
+      const VD weighted = hn::Sub(hn::Mul(ParameterAt<kPerLane>(d, w, j), g), v_a);
+      StoreResult(hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k))), dx + j, stream);
     }
     if (dw != nullptr) hn::StoreU(MulAddF64(g, hn::Mul(centred, v_rstd), hn::LoadU(d, dw + j)), d, dw + j);
     if (db != nullptr) hn::StoreU(hn::Add(hn::LoadU(d, db + j), g), d, db + j);
@@ -105,7 +142,7 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   for (; j < n; ++j) {
     const double g = bn::LoadWideScalar(dy[j]);
     const double centred = bn::LoadWideScalar(x[j]) - mean;
-    if (dx != nullptr) bn::StoreRounded(rstd * ((w[j] * g - a) - centred * k), dx + j);
+    if (dx != nullptr) bn::StoreRounded(rstd * ((ParameterScalar<kPerLane>(w, j) * g - a) - centred * k), dx + j);
     if (dw != nullptr) dw[j] = g * (centred * rstd) + dw[j];
     if (db != nullptr) db[j] = db[j] + g;
   }
@@ -117,16 +154,44 @@ struct RowPointers {
   char* row[kNumBigTensors] = {};
 };
 
-inline void CopyLanes(const norm::StridedIndex& lanes, int64_t n, size_t element, const char* from, char* to,
-                      bool gather) {
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t strided = lanes.Offset(j) * static_cast<int64_t>(element);
-    if (gather) {
-      std::memcpy(to + j * static_cast<int64_t>(element), from + strided, element);
-    } else {
-      std::memcpy(to + strided, from + j * static_cast<int64_t>(element), element);
+// Copies a row between its strided lanes and a contiguous buffer (gather: strided -> buffer),
+// one element of kBytes at a time, walking the lane dims as nested loops (no division per
+// element): the innermost dim in a loop, the outer ones by an odometer.
+template <size_t kBytes>
+void CopyLanesOf(const norm::StridedIndex& lanes, int64_t n, const char* from, char* to, bool gather) {
+  if (n == 0) return;
+  if (lanes.rank == 0) {  // a single lane
+    std::memcpy(to, from, kBytes);
+    return;
+  }
+  const int inner = lanes.rank - 1;
+  const int64_t inner_size = lanes.size[inner];
+  const int64_t inner_step = lanes.stride[inner] * static_cast<int64_t>(kBytes);
+  int64_t index[norm::kMaxDims] = {};
+  int64_t outer = 0;  // byte offset of the current inner run
+  for (int64_t j = 0; j < n; j += inner_size) {
+    char* buffer = gather ? to + j * static_cast<int64_t>(kBytes) : const_cast<char*>(from) + j * static_cast<int64_t>(kBytes);
+    char* strided = (gather ? const_cast<char*>(from) : to) + outer;
+    for (int64_t i = 0; i < inner_size; ++i) {
+      if (gather) {
+        std::memcpy(buffer + i * static_cast<int64_t>(kBytes), strided + i * inner_step, kBytes);
+      } else {
+        std::memcpy(strided + i * inner_step, buffer + i * static_cast<int64_t>(kBytes), kBytes);
+      }
+    }
+    for (int k = inner - 1; k >= 0; --k) {  // the odometer over the outer lane dims
+      outer += lanes.stride[k] * static_cast<int64_t>(kBytes);
+      if (++index[k] < lanes.size[k]) break;
+      outer -= lanes.stride[k] * lanes.size[k] * static_cast<int64_t>(kBytes);
+      index[k] = 0;
     }
   }
+}
+
+inline void CopyLanes(const norm::StridedIndex& lanes, int64_t n, size_t element, const char* from, char* to,
+                      bool gather) {
+  if (element == 2) return CopyLanesOf<2>(lanes, n, from, to, gather);
+  CopyLanesOf<4>(lanes, n, from, to, gather);
 }
 
 // Row r of every big tensor the plan uses: its address, or (gather) a copy of its lanes in
@@ -174,38 +239,100 @@ void ForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t bloc
     if (plan.row_length > 0) RowStatistics(plan, x, &mean, &rstd);
     if (plan.mean.data != nullptr) bn::WriteElement(StatAddress(plan.mean, r), plan.mean.dtype, mean);
     if (plan.rstd.data != nullptr) bn::WriteElement(StatAddress(plan.rstd, r), plan.rstd.dtype, rstd);
-    ForwardRow(x, reinterpret_cast<To*>(p.row[kOut]), plan.row_length, mean, rstd, ws.weight, ws.bias);
+    To* y = reinterpret_cast<To*>(p.row[kOut]);
+    if (plan.PerLane()) {
+      const int64_t base = plan.LaneBase(r);
+      ForwardRow<true>(x, y, plan.row_length, mean, rstd, ws.weight + base, ws.bias + base,
+                       StreamRow(plan.stream_out, y));
+    } else {
+      const int64_t run = plan.row_length / plan.segments;
+      const int64_t first = (r % plan.groups) * plan.segments;
+      for (int64_t k = 0; k < plan.segments; ++k) {
+        To* out = y + k * run;
+        ForwardRow<false>(x + k * run, out, run, mean, rstd, ws.weight + first + k, ws.bias + first + k,
+                          StreamRow(plan.stream_out, out));
+      }
+    }
     FinishRow(plan, p, r);
   }
 }
 
-// Backward: each row's gradInput from its weighted sums, and the block's column sums.
+// Backward, per-lane parameters (LayerNorm, RmsNorm): each row's gradInput from its
+// weighted sums, and the block's column sums, in one pass over the row after the sums.
+template <class T, class To>
+void BackwardLanes(const RowNormPlan& plan, const NormWorkspace& ws, int64_t r, const RowPointers& p, double mean,
+                   double rstd, double* dw, double* db) {
+  const int64_t n = plan.row_length, base = plan.LaneBase(r);
+  const double* w = ws.weight + base;
+  if (dw != nullptr) dw += base;
+  if (db != nullptr) db += base;
+  const T* x = reinterpret_cast<const T*>(p.row[kX]);
+  const T* dy = reinterpret_cast<const T*>(p.row[kDy]);
+  double a = 0.0, k = 0.0;
+  if (plan.big[kOut] != nullptr) {
+    bn_kernels::PartialSums acc;
+    bn_kernels::SumSegment<bn::kReduce, T, true>(x, dy, n, mean, acc, w);
+    double sum_wdy = 0.0, sum_wdyx = 0.0;
+    bn_kernels::FinishSums(acc, &sum_wdy, &sum_wdyx);
+    const double count = static_cast<double>(n);
+    a = norm::IsCentred(plan.operation) ? sum_wdy / count : 0.0;
+    k = rstd * rstd * sum_wdyx / count;
+  }
+  To* dx = reinterpret_cast<To*>(p.row[kOut]);
+  BackwardRow<true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx));
+}
+
+// Backward, per-segment parameters (GroupNorm): each segment's sums of dy and dy (x - mean),
+// then the row's weighted sums from them (segments in order), each segment's gradInput, and
+// per parameter dw += rstd * sum(dy (x - mean)), db += sum(dy).
+template <class T, class To>
+void BackwardSegments(const RowNormPlan& plan, const NormWorkspace& ws, int64_t r, const RowPointers& p,
+                      double mean, double rstd, double* dw, double* db) {
+  const int64_t n = plan.row_length, run = n / plan.segments, first = (r % plan.groups) * plan.segments;
+  const T* x = reinterpret_cast<const T*>(p.row[kX]);
+  const T* dy = reinterpret_cast<const T*>(p.row[kDy]);
+  double sum_wdy = 0.0, sum_wdyx = 0.0;
+  for (int64_t s = 0; s < plan.segments; ++s) {
+    bn_kernels::PartialSums acc;
+    bn_kernels::SumSegment<bn::kReduce>(x + s * run, dy + s * run, run, mean, acc);
+    double sum_dy = 0.0, sum_dyx = 0.0;
+    bn_kernels::FinishSums(acc, &sum_dy, &sum_dyx);
+    const double w = ws.weight[first + s];
+    sum_wdy = w * sum_dy + sum_wdy;
+    sum_wdyx = w * sum_dyx + sum_wdyx;
+    if (dw != nullptr) dw[first + s] = rstd * sum_dyx + dw[first + s];
+    if (db != nullptr) db[first + s] = db[first + s] + sum_dy;
+  }
+  if (plan.big[kOut] == nullptr) return;
+  const double count = static_cast<double>(n);
+  const double a = sum_wdy / count, k = rstd * rstd * sum_wdyx / count;
+  To* dx = reinterpret_cast<To*>(p.row[kOut]);
+  for (int64_t s = 0; s < plan.segments; ++s) {
+    To* out = dx + s * run;
+    BackwardRow<false>(x + s * run, dy + s * run, out, run, mean, rstd, a, k, ws.weight + first + s, nullptr,
+                       nullptr, StreamRow(plan.stream_out, out));
+  }
+}
+
+// Backward: the block's rows, and its column sums (one per parameter) in its partials.
 template <class T, class To>
 void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
-  const int64_t n = plan.row_length;
-  double* partials = ws.partials + 2 * n * block;
+  const int64_t columns = plan.Slots();
+  double* partials = ws.partials + 2 * columns * block;
   double* dw = plan.grad_weight.data != nullptr ? partials : nullptr;
-  double* db = plan.grad_bias.data != nullptr ? partials + n : nullptr;
-  if (dw != nullptr) std::fill_n(dw, n, 0.0);
-  if (db != nullptr) std::fill_n(db, n, 0.0);
+  double* db = plan.grad_bias.data != nullptr ? partials + columns : nullptr;
+  if (dw != nullptr) std::fill_n(dw, columns, 0.0);
+  if (db != nullptr) std::fill_n(db, columns, 0.0);
   const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
   for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
     const RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
-    const T* x = reinterpret_cast<const T*>(p.row[kX]);
-    const T* dy = reinterpret_cast<const T*>(p.row[kDy]);
     const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
     const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
-    double a = 0.0, k = 0.0;
-    if (plan.big[kOut] != nullptr) {
-      bn_kernels::PartialSums acc;
-      bn_kernels::SumSegment<bn::kReduce, T, true>(x, dy, n, mean, acc, ws.weight);
-      double sum_wdy = 0.0, sum_wdyx = 0.0;
-      bn_kernels::FinishSums(acc, &sum_wdy, &sum_wdyx);
-      const double count = static_cast<double>(n);
-      a = norm::IsCentred(plan.operation) ? sum_wdy / count : 0.0;
-      k = rstd * rstd * sum_wdyx / count;
+    if (plan.PerLane()) {
+      BackwardLanes<T, To>(plan, ws, r, p, mean, rstd, dw, db);
+    } else {
+      BackwardSegments<T, To>(plan, ws, r, p, mean, rstd, dw, db);
     }
-    BackwardRow(x, dy, reinterpret_cast<To*>(p.row[kOut]), n, mean, rstd, a, k, ws.weight, dw, db);
     FinishRow(plan, p, r);
   }
 }

@@ -4,7 +4,11 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops/norm/norm_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>  // FlushStream
 #include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstring>
 
 #include "core/thread_pool.h"
 #include "ops/norm/norm_kernels-inl.h"
@@ -15,10 +19,12 @@ namespace HWY_NAMESPACE {
 
 void NormRowBlock(const norm::RowNormPlan& plan, const norm::NormWorkspace& ws, int64_t block) {
   switch (plan.dtype[norm::kX]) {
-    case ACL_FLOAT16: return NormRowBlockF16(plan, ws, block);
-    case ACL_BF16: return NormRowBlockBf16(plan, ws, block);
-    default: return NormRowBlockF32(plan, ws, block);
+    case ACL_FLOAT16: NormRowBlockF16(plan, ws, block); break;
+    case ACL_BF16: NormRowBlockBf16(plan, ws, block); break;
+    default: NormRowBlockF32(plan, ws, block);
   }
+  // Streaming stores are weakly ordered: fence them before the task is reported done.
+  if (plan.stream_out) hwy::FlushStream();
 }
 
 }  // namespace HWY_NAMESPACE
@@ -36,34 +42,69 @@ char* Address(const SmallVector& v, int64_t i) {
   return v.data + v.index.Offset(i) * static_cast<int64_t>(DataTypeSize(v.dtype));
 }
 
-// out[j] = v[j] widened (absent: `absent`).
+// out[j] = v[j] widened (absent: `absent`); dense fp32, the common case, in a loop the
+// compiler vectorises.
 void ReadLanes(const SmallVector& v, int64_t n, double absent, double* out) {
-  for (int64_t j = 0; j < n; ++j) out[j] = v.data == nullptr ? absent : bn::ReadElement(Address(v, j), v.dtype);
+  if (v.data == nullptr) {
+    std::fill_n(out, n, absent);
+  } else if (v.dtype == ACL_FLOAT && v.index.Contiguous()) {
+    for (int64_t j = 0; j < n; ++j) {  // memcpy: the tensor may sit at any byte address
+      float value;
+      std::memcpy(&value, v.data + j * static_cast<int64_t>(sizeof(float)), sizeof value);
+      out[j] = value;
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) out[j] = bn::ReadElement(Address(v, j), v.dtype);
+  }
 }
 
 // The blocks' partial column sums of `column` (0: dw, 1: db) added in block order, into
-// block 0's array (a loop the compiler vectorises), then written to v rounded once.
+// block 0's array (a loop the compiler vectorises); with expanded segments, each channel's
+// lanes then added in order; written to v rounded once.
 void WriteColumnSums(const RowNormPlan& plan, const NormWorkspace& ws, const SmallVector& v, int column) {
   if (v.data == nullptr) return;
-  const int64_t n = plan.row_length;
+  const int64_t slots = plan.Slots(), params = plan.Parameters();
   if (plan.blocks == 0) {  // no rows: every sum is 0
-    for (int64_t j = 0; j < n; ++j) bn::WriteElement(Address(v, j), v.dtype, 0.0);
+    for (int64_t j = 0; j < params; ++j) bn::WriteElement(Address(v, j), v.dtype, 0.0);
     return;
   }
-  double* sum = ws.partials + column * n;
+  double* sum = ws.partials + column * slots;
   for (int64_t b = 1; b < plan.blocks; ++b) {
-    const double* partial = ws.partials + (2 * b + column) * n;
-    for (int64_t j = 0; j < n; ++j) sum[j] += partial[j];
+    const double* partial = ws.partials + (2 * b + column) * slots;
+    for (int64_t j = 0; j < slots; ++j) sum[j] += partial[j];
   }
-  for (int64_t j = 0; j < n; ++j) bn::WriteElement(Address(v, j), v.dtype, sum[j]);
+  if (!plan.expand_segments) {
+    for (int64_t j = 0; j < params; ++j) bn::WriteElement(Address(v, j), v.dtype, sum[j]);
+    return;
+  }
+  const int64_t run = plan.row_length / plan.segments;
+  for (int64_t j = 0; j < params; ++j) {  // parameter j = g * segments + k: lanes k * run.. of group g
+    const double* lanes = sum + (j / plan.segments) * plan.row_length + (j % plan.segments) * run;
+    double total = lanes[0];
+    for (int64_t s = 1; s < run; ++s) total += lanes[s];
+    bn::WriteElement(Address(v, j), v.dtype, total);
+  }
+}
+
+// The parameter arrays: per lane or channel as given, or expanded per lane (each group's
+// lanes take their channel's value).
+void ReadParameters(const RowNormPlan& plan, const SmallVector& v, double absent, double* out) {
+  if (!plan.expand_segments) return ReadLanes(v, plan.Parameters(), absent, out);
+  const int64_t run = plan.row_length / plan.segments;
+  for (int64_t g = 0; g < plan.groups; ++g) {
+    for (int64_t j = 0; j < plan.row_length; ++j) {
+      const int64_t param = g * plan.segments + j / run;
+      out[g * plan.row_length + j] = v.data == nullptr ? absent : bn::ReadElement(Address(v, param), v.dtype);
+    }
+  }
 }
 
 }  // namespace
 
 void RunRowNormPlan(const RowNormPlan& plan, void* workspace) {
   const NormWorkspace ws(plan, workspace);
-  ReadLanes(plan.weight, plan.row_length, 1.0, ws.weight);
-  ReadLanes(plan.bias, plan.row_length, 0.0, ws.bias);
+  ReadParameters(plan, plan.weight, 1.0, ws.weight);
+  ReadParameters(plan, plan.bias, 0.0, ws.bias);
   const auto run_block = HWY_DYNAMIC_DISPATCH(NormRowBlock);
   ParallelFor(plan.blocks, plan.max_threads, [&](int64_t block) { run_block(plan, ws, block); });
   if (IsBackward(plan.operation)) {

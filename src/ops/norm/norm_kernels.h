@@ -10,14 +10,14 @@ namespace norm {
 
 // The workspace seen as named arrays (norm_plan.h has the map).
 struct NormWorkspace {
-  double* weight;    // row_length: the weight per lane (absent: 1)
-  double* bias;      // row_length: the bias per lane (absent: 0)
-  double* partials;  // backward: per block, 2 x row_length column sums
+  double* weight;    // Slots(): the weight per lane or channel (absent: 1)
+  double* bias;      // Slots(): the bias (absent: 0)
+  double* partials;  // backward: per block, 2 x Slots() column sums
   char* gather;      // gather: per block, one row of each big tensor
 
   NormWorkspace(const RowNormPlan& plan, void* workspace) {
     char* base = static_cast<char*>(workspace);
-    const uint64_t lanes_bytes = (static_cast<uint64_t>(plan.row_length) * sizeof(double) + 63) / 64 * 64;
+    const uint64_t lanes_bytes = (static_cast<uint64_t>(plan.Slots()) * sizeof(double) + 63) / 64 * 64;
     weight = reinterpret_cast<double*>(base + plan.ws_params);
     bias = reinterpret_cast<double*>(base + plan.ws_params + lanes_bytes);
     partials = reinterpret_cast<double*>(base + plan.ws_partials);

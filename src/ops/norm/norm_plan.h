@@ -22,12 +22,15 @@ enum class Operation {
   kRmsNorm,            // y = x * rstd * w, rstd = 1/sqrt(mean(x^2) + eps); rstd out
   kLayerNormBackward,  // dx, dw = sum dy * xhat, db = sum dy, from the given mean and rstd
   kRmsNormBackward,    // dx, dw = sum dy * x * rstd, from the given rstd
+  kGroupNorm,          // LayerNorm's formulas over a group's row with per-channel w, b
+  kGroupNormBackward,  // LayerNormBackward's, with per-channel dw, db
 };
 
 inline bool IsBackward(Operation op) {
-  return op == Operation::kLayerNormBackward || op == Operation::kRmsNormBackward;
+  return op == Operation::kLayerNormBackward || op == Operation::kRmsNormBackward ||
+         op == Operation::kGroupNormBackward;
 }
-inline bool IsCentred(Operation op) { return op == Operation::kLayerNorm || op == Operation::kLayerNormBackward; }
+inline bool IsCentred(Operation op) { return op != Operation::kRmsNorm && op != Operation::kRmsNormBackward; }
 
 // The product of dims [first, last) of a view, saturating at INT64_MAX: each view's element
 // count is bounded at creation, but an empty view (a 0 among its dims) may have huge others.
@@ -81,6 +84,21 @@ struct RowNormPlan {
   bool gather = false;  // some big tensor's rows are not contiguous: rows go through the workspace
 
   // ---- the small tensors ----
+  // The parameters: per lane (segments == 0: lane j uses weight[j], LayerNorm and RmsNorm),
+  // or per segment (GroupNorm: a row is `segments` runs of row_length / segments elements,
+  // and run k of row r uses parameter (r % groups) * segments + k, its channel).
+  int64_t segments = 0;
+  int64_t groups = 1;
+  // Segments shorter than a vector group (GroupNorm with HxW of a few elements, e.g. [N, C])
+  // run the per-lane kernels on parameters expanded per lane: each group's row gets its own
+  // row_length slots (lane j of group g: parameter g * segments + j / run).
+  bool expand_segments = false;
+  int64_t Parameters() const { return segments == 0 ? row_length : groups * segments; }
+  // Entries of the workspace's parameter arrays and of each block's column sums.
+  int64_t Slots() const { return expand_segments ? groups * row_length : Parameters(); }
+  // Row r's first slot when its parameters are per lane.
+  int64_t LaneBase(int64_t r) const { return expand_segments ? (r % groups) * row_length : 0; }
+  bool PerLane() const { return segments == 0 || expand_segments; }
   SmallVector weight;       // absent: 1
   SmallVector bias;         // absent: 0 (kLayerNorm)
   SmallVector mean;         // forward: output; backward: input (kLayerNormBackward)
@@ -93,11 +111,14 @@ struct RowNormPlan {
   // ---- fixed partition (a function of the shape only) ----
   int64_t rows_per_block = 1;
   int64_t blocks = 0;
+  // Large fp32 outputs (y, gradInput) in contiguous rows: streaming stores, which skip
+  // reading every output line before writing it (see the planner's threshold).
+  bool stream_out = false;
   int max_threads = 1;  // scheduling only
 
   // ---- workspace map (byte offsets) ----
-  uint64_t ws_params = 0;    // row_length doubles each: weight, bias
-  uint64_t ws_partials = 0;  // backward: per block, row_length doubles each: sum dy*xhat, sum dy
+  uint64_t ws_params = 0;    // Slots() doubles each: weight, bias
+  uint64_t ws_partials = 0;  // backward: per block, Slots() doubles each: sum dy*xhat, sum dy
   uint64_t ws_gather = 0;    // gather: per block, one row of each big tensor in its dtype
   uint64_t gather_block_bytes = 0;
   uint64_t workspace_bytes = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <new>
+#include <stdexcept>
 
 #include "core/dtype.h"
 #include "core/executor.h"
@@ -22,6 +23,12 @@ constexpr int64_t kBlockElements = int64_t{1} << 15;
 // about a sixteenth of the block's reading).
 constexpr int64_t kMaxColumnBlocks = 64;
 constexpr int64_t kMinColumnRows = 32;
+// GroupNorm channel runs shorter than this (a vector group of the fixed-order sums) take the
+// per-lane kernels on expanded parameters (RowNormPlan::expand_segments).
+constexpr int64_t kMinSegmentRun = 16;
+// fp32 outputs from this size on are streamed (they would only evict the data from cache);
+// smaller ones stay in cache for their consumer (the batch-norm family's threshold).
+constexpr int64_t kStreamOutputBytes = int64_t{8} << 20;
 // Below this many elements one thread runs the call (thread wake-up costs more).
 constexpr int64_t kElementsPerThread = int64_t{1} << 15;
 
@@ -61,6 +68,9 @@ StridedIndex MakeStridedIndex(const aclTensor& t, int first, int last) {
       index.stride[index.rank - 1] = t.strides[k];
       continue;
     }
+    // The API checks keep every tensor to 8 dims (GroupNorm's view splits one into two, on
+    // either side of the row/lane split), so this never fails on a checked call.
+    if (index.rank == kMaxDims) throw std::length_error("a view with more than 8 unmergeable dims");
     index.size[index.rank] = size;
     index.stride[index.rank] = t.strides[k];
     ++index.rank;
@@ -68,23 +78,52 @@ StridedIndex MakeStridedIndex(const aclTensor& t, int first, int last) {
   return index;
 }
 
+bool GroupView(const aclTensor& t, int64_t n, int64_t c, int64_t hxw, int64_t groups, aclTensor* view) {
+  *view = t;
+  const int64_t channels = c / groups;
+  const int rank = static_cast<int>(t.Rank());
+  if (rank >= 2 && t.view_dims[0] == n && t.view_dims[1] == c && DimsProduct(t.view_dims.data(), 2, rank) == hxw) {
+    view->view_dims = DimVector{n, groups, channels};
+    view->strides = DimVector{t.strides[0], t.strides[1] * channels, t.strides[1]};
+    for (int k = 2; k < rank; ++k) {
+      view->view_dims.push_back(t.view_dims[k]);
+      view->strides.push_back(t.strides[k]);
+    }
+    return true;
+  }
+  const StridedIndex whole = MakeStridedIndex(t, 0, rank);
+  if (!whole.Contiguous() && !t.IsEmpty()) return false;
+  view->view_dims = DimVector{n, groups, channels, hxw};
+  view->strides = DimVector{c * hxw, channels * hxw, hxw, 1};
+  return true;
+}
+
 RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   RowNormPlan plan;
   plan.operation = in.operation;
   plan.eps = in.eps;
+  plan.segments = in.segments;
+  plan.groups = in.groups;
+  // The dims before `split` index the rows, those from it on a row's lanes (per tensor: the
+  // GroupNorm views of gradOut and input may differ in rank).
+  const auto split_of = [&](const aclTensor& t) {
+    return in.row_dims >= 0 ? in.row_dims : static_cast<int>(t.Rank()) - in.normalized_dims;
+  };
   const int rank = static_cast<int>(in.x->Rank());
-  const int split = rank - in.normalized_dims;
+  const int split = split_of(*in.x);
   plan.rows = DimsProduct(in.x->view_dims.data(), 0, split);
   plan.row_length = DimsProduct(in.x->view_dims.data(), split, rank);
 
+  plan.expand_segments = plan.segments > 0 && plan.row_length / plan.segments < kMinSegmentRun;
   const aclTensor* big[kNumBigTensors] = {in.x, in.dy, in.out};
   uint64_t row_bytes = 0;
   for (int t = 0; t < kNumBigTensors; ++t) {
     if (big[t] == nullptr) continue;
     plan.big[t] = ElementAddress(*big[t]);
     plan.dtype[t] = big[t]->dtype;
-    plan.row_index[t] = MakeStridedIndex(*big[t], 0, split);
-    plan.lane_index[t] = MakeStridedIndex(*big[t], split, rank);
+    const int t_split = split_of(*big[t]);
+    plan.row_index[t] = MakeStridedIndex(*big[t], 0, t_split);
+    plan.lane_index[t] = MakeStridedIndex(*big[t], t_split, static_cast<int>(big[t]->Rank()));
     if (!plan.lane_index[t].Contiguous()) plan.gather = true;
     row_bytes += AlignUp(CheckedBytes(static_cast<uint64_t>(plan.row_length), DataTypeSize(big[t]->dtype), 0));
   }
@@ -119,8 +158,11 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
     if (out != nullptr && ViewOverlapsItself(*out) != Overlap::kNo) plan.max_threads = 1;
   }
 
+  plan.stream_out = in.out != nullptr && plan.dtype[kOut] == ACL_FLOAT && !plan.gather &&
+                    elements >= kStreamOutputBytes / static_cast<int64_t>(sizeof(float));
+
   // The workspace.
-  const uint64_t lanes_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(plan.row_length), sizeof(double), 0));
+  const uint64_t lanes_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(plan.Slots()), sizeof(double), 0));
   uint64_t offset = 0;
   plan.ws_params = offset;
   offset = CheckedBytes(2, lanes_bytes, offset);

@@ -9,7 +9,8 @@ namespace norm {
 
 struct RowNormInputs {
   Operation operation = Operation::kLayerNorm;
-  int normalized_dims = 1;  // the trailing dims of x that form a row
+  int normalized_dims = 1;  // the trailing dims of x (and dy, out: the same shape) that form a row
+  int row_dims = -1;        // >= 0: instead, every big tensor's first row_dims dims index the rows
   double eps = 1e-5;
   const aclTensor* x = nullptr;
   const aclTensor* dy = nullptr;   // backward
@@ -20,7 +21,15 @@ struct RowNormInputs {
   const aclTensor* rstd = nullptr;
   const aclTensor* grad_weight = nullptr;
   const aclTensor* grad_bias = nullptr;
+  // Per-segment parameters (GroupNorm; see RowNormPlan::segments): 0 for per-lane ones.
+  int64_t segments = 0;
+  int64_t groups = 1;
 };
+
+// GroupNorm's view of an [N, C, *] tensor as [N, G, C/G, *] (C split into groups and their
+// channels), or of any contiguous tensor of N*C*HxW elements as [N, G, C/G, HxW]; false when
+// neither applies (a non-contiguous tensor whose shape is not [N, C, *]).
+bool GroupView(const aclTensor& t, int64_t n, int64_t c, int64_t hxw, int64_t groups, aclTensor* view);
 
 // A view's elements in logical order (row-major over its dims), size-1 dims dropped and
 // neighbours that step as one merged; dims [first, last) of the view only.

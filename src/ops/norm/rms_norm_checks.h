@@ -13,10 +13,10 @@ namespace norm {
 // (the chips with bfloat16); the dtype lists of rms_norm_def.cpp / rms_norm_grad_def.cpp.
 inline aclnnStatus CheckGammaDtype(const char* api, const char* x_name, const aclTensor* x, const aclTensor* gamma) {
   OA_RETURN_IF_ERROR(CheckNormDtype(api, "gamma", gamma));
-  const bool mixed_ok = CurrentSocProfile().norm_bf16 && gamma->dtype == ACL_FLOAT;
-  OA_CHECK(gamma->dtype == x->dtype || mixed_ok, ACLNN_ERR_PARAM_INVALID,
+  const bool mixed = CurrentSocProfile().norm_bf16 && x->dtype != ACL_FLOAT;  // 16-bit x may take float32 gamma
+  OA_CHECK(gamma->dtype == x->dtype || (mixed && gamma->dtype == ACL_FLOAT), ACLNN_ERR_PARAM_INVALID,
            "%s: gamma must have %s's dtype %s%s, got %s", api, x_name, DataTypeName(x->dtype),
-           CurrentSocProfile().norm_bf16 ? " or float32" : "", DataTypeName(gamma->dtype));
+           mixed ? " or float32" : "", DataTypeName(gamma->dtype));
   return ACLNN_SUCCESS;
 }
 
