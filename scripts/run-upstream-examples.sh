@@ -40,6 +40,8 @@ examples=(
   "nn:norm/layer_norm_grad_v3/examples/test_aclnn_layer_norm_grad_v3.cpp"
   "nn:norm/rms_norm/examples/test_aclnn_rms_norm.cpp"
   "nn:norm/rms_norm_grad/examples/test_aclnn_rms_norm_grad.cpp"
+  "nn:norm/group_norm/examples/test_aclnn_GroupNorm.cpp"
+  "nn:norm/group_norm_grad/examples/test_aclnn_group_norm_grad.cpp"
   "cv:image/upsample_nearest_exact3d/examples/test_aclnn_upsample_nearest_exact3d.cpp"
   "cv:image/upsample_nearest_exact3d_grad/examples/test_aclnn_upsample_nearest_exact3d_grad.cpp"
   "cv:image/resize_nearest_neighbor_v2/examples/test_aclnn_upsample_nearest1d.cpp"

@@ -6,6 +6,10 @@
 #include "aclnn/aclnn_base.h"
 
 #ifdef __cplusplus
+#include <array> /* upstream's header includes it, and its example programs rely on that */
+#endif
+
+#ifdef __cplusplus
 extern "C" {
 #endif
 
