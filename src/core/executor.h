@@ -99,6 +99,20 @@ namespace oa {
 aclnnStatus PublishExecutor(std::unique_ptr<aclOpExecutor> executor, uint64_t* workspace_size,
                             aclOpExecutor** out);
 
+// PublishExecutor for an executor type that holds its operator's plan (a `plan` member with
+// `workspace_bytes`): the plan copied in, `bind` declaring and wiring its tensors in
+// signature order.
+template <class ExecutorT, class PlanT, class BindFn>
+aclnnStatus PublishPlanExecutor(const char* run_api, const PlanT& plan, BindFn bind, uint64_t* workspace_size,
+                                aclOpExecutor** executor) {
+  auto exec = std::make_unique<ExecutorT>();
+  exec->plan = plan;
+  exec->api = run_api;
+  exec->workspace_size = plan.workspace_bytes;
+  bind(exec.get());
+  return PublishExecutor(std::move(exec), workspace_size, executor);
+}
+
 // The whole of every operator's phase 2: checks the executor, workspace and stream, then
 // queues the executor on the stream with the tensor addresses bound at this moment (a
 // later rebinding does not change a run already queued). A single-use executor is

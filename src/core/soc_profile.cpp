@@ -95,6 +95,9 @@ constexpr MissingKernel kMissingKernels[] = {
     {"aclnnUpsampleNearestExact1dBackwardGetWorkspaceSize", Chip::k310P},
     {"aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize", Chip::k910},
     {"aclnnUpsampleNearestExact2dBackwardGetWorkspaceSize", Chip::k310P},
+    // ops-nn norm/group_norm_grad: its page marks the inference series unsupported and its
+    // op definition registers 910b, 910_93 and 950 only.
+    {"aclnnGroupNormBackwardGetWorkspaceSize", Chip::k310P},
 };
 
 }  // namespace

@@ -232,6 +232,21 @@ TEST(NormRules, StatisticsHoldOneValuePerRow) {
   }
 }
 
+TEST(NormRules, PrivateFormatsAreRefused) {
+  Tensor x({2, 4}), out({2, 4}), gamma({4}), rstd({2, 1});
+  aclTensor* fractal = support::MakeTensor({2, 4}, ACL_FLOAT, out.storage.data(), ACL_FORMAT_NC1HWC0);
+  const Call call = LayerNorm(x.handle, {4}, nullptr, nullptr, fractal, nullptr, nullptr);
+  EXPECT_EQ(call.status, ACLNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(Mentions(call, "out has the private format")) << call.message;
+  uint64_t size = 0;
+  aclOpExecutor* executor = nullptr;
+  EXPECT_EQ(aclnnRmsNormGetWorkspaceSize(x.handle, gamma.handle, 1e-6, fractal, rstd.handle, &size, &executor),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("yOut has the private format"), std::string::npos)
+      << aclGetRecentErrMsg();
+  aclDestroyTensor(fractal);
+}
+
 TEST(NormRules, KeepFloat16NeedsFloat16) {
   Tensor x({2, 4}), out({2, 4});
   const Call call = LayerNorm(x.handle, {4}, nullptr, nullptr, out.handle, nullptr, nullptr, 2);

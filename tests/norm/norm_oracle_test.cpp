@@ -1,5 +1,5 @@
-// The row normalizations against PyTorch (libtorch 1.13's native_layer_norm and its
-// backward; RmsNorm as torch's composite) on random problems in float32 and bfloat16: every
+// The normalization family against PyTorch (libtorch 1.13's native_layer_norm,
+// native_group_norm and their backwards; RmsNorm as torch's composite) on random problems in float32 and bfloat16: every
 // output is at least as close to the wide-precision reference as torch's, element for
 // element at the worst one (the spec: no worse than PyTorch's error against float64).
 #include "norm/norm_test_common.h"

@@ -1,4 +1,4 @@
-// LayerNorm, RmsNorm and their backwards against wide-precision references of their
+// LayerNorm, RmsNorm, GroupNorm and their backwards against wide-precision references of their
 // formulas (no torch, so this runs in the sanitizer builds and on every SIMD target): random
 // shapes, normalized dims, dtype mixes, layouts and optional tensors; empty problems; large
 // means; the same bits at every thread count.

@@ -1,4 +1,4 @@
-// Shared by the row-normalization tests (LayerNorm, RmsNorm and their backwards): problem
+// Shared by the normalization tests (LayerNorm, RmsNorm, GroupNorm and their backwards): problem
 // descriptions (any rank, any number of normalized dims, every layout, independent dtypes
 // for the parameters and statistics), the two-phase call, and an independent wide-precision
 // reference with compensated sums (no code of the library's).

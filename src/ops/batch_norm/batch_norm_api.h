@@ -49,12 +49,7 @@ struct BatchNormExecutor : aclOpExecutor {
 template <class BindFn>
 aclnnStatus PublishPlan(const char* run_api, const BatchNormPlan& plan, BindFn bind, uint64_t* workspace_size,
                         aclOpExecutor** executor) {
-  auto exec = std::make_unique<BatchNormExecutor>();
-  exec->plan = plan;
-  exec->api = run_api;
-  exec->workspace_size = plan.workspace_bytes;
-  bind(exec.get());
-  return PublishExecutor(std::move(exec), workspace_size, executor);
+  return PublishPlanExecutor<BatchNormExecutor>(run_api, plan, bind, workspace_size, executor);
 }
 
 // One argument with its parameter name, for the checks that loop over several.

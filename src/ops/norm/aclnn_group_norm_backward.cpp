@@ -84,7 +84,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* grad_out, const aclTensor* input, 
   int64_t rows = 0;
   if (__builtin_mul_overflow(n, group, &rows) || n < 0) rows = -1;
   for (const Named& t : {Named{"gradOut", grad_out}, Named{"input", input}, Named{"mean", mean}, Named{"rstd", rstd},
-                         Named{"gamma", gamma}, outputs[0], outputs[1], outputs[2]}) {
+                         Named{"gamma", gamma}, Named{outputs[0].name, masked[0]}, Named{outputs[1].name, masked[1]},
+                         Named{outputs[2].name, masked[2]}}) {
     OA_RETURN_IF_ERROR(CheckMaxRank(kApi, t.name, t.tensor));
   }
   for (const Named& t : {Named{"gradOut", grad_out}, Named{"input", input}}) {

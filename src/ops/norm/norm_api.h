@@ -42,12 +42,7 @@ struct RowNormExecutor : aclOpExecutor {
 template <class BindFn>
 aclnnStatus PublishRowNormPlan(const char* run_api, const RowNormPlan& plan, BindFn bind, uint64_t* workspace_size,
                                aclOpExecutor** executor) {
-  auto exec = std::make_unique<RowNormExecutor>();
-  exec->plan = plan;
-  exec->api = run_api;
-  exec->workspace_size = plan.workspace_bytes;
-  bind(exec.get());
-  return PublishExecutor(std::move(exec), workspace_size, executor);
+  return PublishPlanExecutor<RowNormExecutor>(run_api, plan, bind, workspace_size, executor);
 }
 
 // The family's dtypes: FLOAT, FLOAT16 and, where the chip has it, BFLOAT16.

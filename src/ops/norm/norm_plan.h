@@ -1,7 +1,8 @@
-// What phase 1 decides for one call of a row normalization (LayerNorm, RmsNorm and their
-// backwards): the data seen as `rows` rows of `row_length` elements (the normalized dims),
-// each normalized with its own statistics and the per-lane (per normalized position)
-// weight and bias. Phase 2 reads only this.
+// What phase 1 decides for one call of a normalization (LayerNorm, RmsNorm, GroupNorm and
+// their backwards): the data seen as `rows` rows of `row_length` elements (LayerNorm's
+// normalized dims; a GroupNorm group's channels), each normalized with its own statistics,
+// with a weight and bias per lane (per normalized position) or per segment (per channel).
+// Phase 2 reads only this.
 #pragma once
 
 #include <cstdint>
