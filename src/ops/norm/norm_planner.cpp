@@ -140,6 +140,12 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   if (plan.want_column_sums()) {
     plan.rows_per_block = std::max({plan.rows_per_block, kMinColumnRows, plan.rows / kMaxColumnBlocks + 1});
   }
+  // Gathered GroupNorm rows (channels-last data): a block takes whole samples, so the groups
+  // that share cache lines (their channels sit side by side) are read while the lines are in
+  // cache and written by one thread, never two.
+  if (plan.segments > 0 && plan.gather) {
+    plan.rows_per_block = (plan.rows_per_block + plan.groups - 1) / plan.groups * plan.groups;
+  }
   plan.rows_per_block = std::min(plan.rows_per_block, std::max<int64_t>(plan.rows, 1));
   plan.blocks = plan.rows / plan.rows_per_block + (plan.rows % plan.rows_per_block != 0 ? 1 : 0);
   // Nothing to run: a backward asked for nothing (every mask flag false), or rows of no
