@@ -18,7 +18,7 @@
 #include "fuzz_tensor.h"
 #include "fuzz_upsample.h"
 #include "ops/upsample/upsample_interp_map.h"
-#include "ops/upsample/upsample_nearest_plan.h"  // SetUpsampleStreamStoresAboveBytesForTesting
+#include "core/stream_stores.h"
 #include "support/float_coding.h"
 #include "upsample_interp/interp_apis.h"
 
@@ -246,7 +246,7 @@ void FuzzOnce(const uint8_t* data, size_t size) {
         align_corners = input.Below(2) == 0;
         // Half the calls plan the fp32 forwards' non-temporal stores (else only outputs above the
         // last-level cache reach them).
-        oa::SetUpsampleStreamStoresAboveBytesForTesting(input.Below(2) == 0 ? 0 : -1);
+        oa::SetStreamStoresAboveBytesForTesting(input.Below(2) == 0 ? 0 : -1);
       },
       [&](const aclTensor* in, const aclIntArray* output_size, const aclIntArray* input_size, const double* scales,
           aclTensor* out, uint64_t* workspace_size, aclOpExecutor** executor) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "core/stream_stores.h"
 #include "fuzz_input.h"
 #include "fuzz_simd.h"
 #include "fuzz_status.h"
@@ -81,7 +82,7 @@ void FuzzOnce(const uint8_t* data, size_t size) {
       input, DriverView(api),
       // Half the calls plan the streamed kernels (otherwise only outputs above the last-level
       // cache, far beyond the fuzzer's buffers, would reach them).
-      [&] { oa::SetUpsampleStreamStoresAboveBytesForTesting(input.Below(2) == 0 ? 0 : -1); },
+      [&] { oa::SetStreamStoresAboveBytesForTesting(input.Below(2) == 0 ? 0 : -1); },
       [&](const aclTensor* in, const aclIntArray* output_size, const aclIntArray* input_size, const double* scales,
           aclTensor* out, uint64_t* workspace_size, aclOpExecutor** executor) {
         return api.backward ? api.backward_phase1(in, output_size, input_size, scales, out, workspace_size, executor)

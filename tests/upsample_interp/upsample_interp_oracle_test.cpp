@@ -27,7 +27,7 @@
 #include "interp_apis.h"
 #include "openaclnn/openaclnn_threads.h"
 #include "ops/upsample/upsample_interp_map.h"
-#include "ops/upsample/upsample_nearest_plan.h"  // SetUpsampleStreamStoresAboveBytesForTesting
+#include "core/stream_stores.h"
 #include "support/upsample_test_util.h"
 #include "torch_oracle.h"
 
@@ -517,12 +517,12 @@ TEST_P(InterpOracle, LargerProblemsAnyThreadCount) {
     for (int threads : {1, 3}) {
       ASSERT_EQ(openaclnnSetNumThreads(threads), ACL_SUCCESS);
       // At 3 threads the fp32 forwards take their non-temporal stores (above 0 bytes).
-      oa::SetUpsampleStreamStoresAboveBytesForTesting(threads == 3 ? 0 : -1);
+      oa::SetStreamStoresAboveBytesForTesting(threads == 3 ? 0 : -1);
       SCOPED_TRACE("large case " + std::to_string(index) + " at " + std::to_string(threads) + " threads: " +
                    p.Describe());
       Check(p, 77 + index);
     }
-    oa::SetUpsampleStreamStoresAboveBytesForTesting(-1);
+    oa::SetStreamStoresAboveBytesForTesting(-1);
     ASSERT_EQ(openaclnnSetNumThreads(0), ACL_SUCCESS);
     if (HasFailure()) break;
   }

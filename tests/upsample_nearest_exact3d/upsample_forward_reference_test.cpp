@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "core/stream_stores.h"
 #include "core/thread_pool.h"
 #include "ops/upsample/upsample_nearest_plan.h"
 #include "upsample_forward_test_util.h"
@@ -53,7 +54,7 @@ TEST(UpsampleForwardReference, RandomProblemsAllLayoutsAndDtypes) {
 
 // The kernels that stream outputs larger than the last-level cache, forced on small problems.
 TEST(UpsampleForwardReference, StreamedStoresGiveTheSameBits) {
-  oa::SetUpsampleStreamStoresAboveBytesForTesting(0);
+  oa::SetStreamStoresAboveBytesForTesting(0);
   std::mt19937 rng(20261202);
   for (int index = 0; index < 150 && !HasFailure(); ++index) {
     const RandomProblem p = MakeRandomForwardProblem(rng, 12000);
@@ -67,7 +68,7 @@ TEST(UpsampleForwardReference, StreamedStoresGiveTheSameBits) {
       CheckAllLayouts(dtype, {1, w, 3, 2, 4}, {3, 5, 9});
     }
   }
-  oa::SetUpsampleStreamStoresAboveBytesForTesting(-1);
+  oa::SetStreamStoresAboveBytesForTesting(-1);
 }
 
 TEST(UpsampleForwardReference, IntegerFactorsAndIdentity) {
@@ -192,11 +193,11 @@ TEST(UpsampleForwardReference, SameResultForAnyThreadCount) {
             SCOPED_TRACE("threads " + std::to_string(threads) + " variant " + std::to_string(variant));
             ASSERT_EQ(aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, variant == 1), ACL_SUCCESS);
             oa::SetNumThreads(threads);
-            if (variant == 2) oa::SetUpsampleStreamStoresAboveBytesForTesting(0);
+            if (variant == 2) oa::SetStreamStoresAboveBytesForTesting(0);
             HostTensor result(dtype, {in[0], in[1], out[0], out[1], out[2]}, Guarded(layout));
             result.FillBytes(kGuardMarker);
             const aclnnStatus status = RunUpsampleForward(self, out, {0, 0, 0}, &result);
-            oa::SetUpsampleStreamStoresAboveBytesForTesting(-1);
+            oa::SetStreamStoresAboveBytesForTesting(-1);
             oa::SetNumThreads(0);
             ASSERT_EQ(status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
             EXPECT_TRUE(MatchesExpectedBits(result, expected, kGuardMarker));

@@ -113,7 +113,7 @@ struct RowNormPlan {
   int64_t rows_per_block = 1;
   int64_t blocks = 0;
   // Large fp32 outputs (y, gradInput) in contiguous rows: streaming stores, which skip
-  // reading every output line before writing it (see the planner's threshold).
+  // reading every output line before writing it (core/stream_stores.h; see the planner).
   bool stream_out = false;
   int max_threads = 1;  // scheduling only
 

@@ -10,6 +10,7 @@
 #include "core/executor.h"
 #include "core/handles.h"
 #include "core/overlap.h"
+#include "core/stream_stores.h"
 
 namespace oa {
 namespace norm {
@@ -26,9 +27,7 @@ constexpr int64_t kMinColumnRows = 32;
 // GroupNorm channel runs shorter than this (a vector group of the fixed-order sums) take the
 // per-lane kernels on expanded parameters (RowNormPlan::expand_segments).
 constexpr int64_t kMinSegmentRun = 16;
-// fp32 outputs from this size on are streamed (they would only evict the data from cache);
-// smaller ones stay in cache for their consumer (the batch-norm family's threshold).
-constexpr int64_t kStreamOutputBytes = int64_t{8} << 20;
+
 // Below this many elements one thread runs the call (thread wake-up costs more).
 constexpr int64_t kElementsPerThread = int64_t{1} << 15;
 
@@ -164,8 +163,12 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
     if (out != nullptr && ViewOverlapsItself(*out) != Overlap::kNo) plan.max_threads = 1;
   }
 
+  // fp32 outputs are streamed when the call's input and output together overflow the
+  // last-level cache (they would only evict each other); smaller ones stay in cache for
+  // their consumer.
+  const int64_t big_bytes = elements * (static_cast<int64_t>(DataTypeSize(plan.dtype[kX])) + 4);
   plan.stream_out = in.out != nullptr && plan.dtype[kOut] == ACL_FLOAT && !plan.gather &&
-                    elements >= kStreamOutputBytes / static_cast<int64_t>(sizeof(float));
+                    big_bytes > StreamStoresAboveBytes();
 
   // The workspace.
   const uint64_t lanes_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(plan.Slots()), sizeof(double), 0));

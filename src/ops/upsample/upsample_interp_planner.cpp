@@ -12,7 +12,7 @@
 #include "core/thread_pool.h"
 #include "ops/upsample/upsample_checks.h"
 #include "ops/upsample/upsample_interp_plan.h"
-#include "ops/upsample/upsample_nearest_plan.h"  // UpsampleStreamStoresAboveBytes
+#include "core/stream_stores.h"
 
 namespace oa {
 namespace {
@@ -306,7 +306,7 @@ std::unique_ptr<aclOpExecutor> MakeInterpForwardExecutor(const char* api, const 
     plan.h_blocks = CeilDiv(plan.out_size[1], plan.block_rows);
     plan.num_tasks = plan.outer * plan.h_blocks * plan.w_chunks;
     plan.num_threads = ThreadsFor(plan.num_tasks, in.Elements() + to.Elements());
-    plan.stream_stores = plan.dtype == ACL_FLOAT && to.Elements() * 4 > UpsampleStreamStoresAboveBytes();
+    plan.stream_stores = plan.dtype == ACL_FLOAT && to.Elements() * 4 > StreamStoresAboveBytes();
   }
   exec->DeclareTensors({self_name}, {"out"});  // for address rebinding and the verbose log
   exec->BindInput(0, &self, &plan.input);      // a null field (nothing to run) is left unbound

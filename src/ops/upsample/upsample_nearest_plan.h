@@ -61,13 +61,6 @@ struct UpsampleNearestPlan {
   int num_threads = 1;
 };
 
-// Outputs larger than this are written with non-temporal stores (the last-level cache
-// instance's size, or what the testing hook below set). The interpolating planner reads it too.
-int64_t UpsampleStreamStoresAboveBytes();
-// Tests: plans made from now on stream outputs above `bytes` (0: every eligible one) instead
-// of above the last-level cache's size; bytes < 0 restores that default.
-void SetUpsampleStreamStoresAboveBytesForTesting(int64_t bytes);
-
 // Runs the rows of one task (dynamic SIMD dispatch inside).
 void RunUpsampleNearestTask(const UpsampleNearestPlan& plan, int64_t task);
 

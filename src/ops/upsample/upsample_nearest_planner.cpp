@@ -12,6 +12,7 @@
 
 #include "core/dtype.h"
 #include "core/simd.h"
+#include "core/stream_stores.h"
 #include "core/thread_pool.h"
 
 namespace oa {
@@ -27,38 +28,8 @@ constexpr int64_t kMaxTasks = 4096;
 // Rows the streamed kernels build in their stack buffer.
 constexpr int64_t kMaxStreamedRowBytes = kUpsampleRowBufferBytes;
 
-// Outputs above this size are streamed past the caches: they would not stay cached anyway,
-// and non-temporal stores save the read for ownership of every line. The last-level cache
-// this CPU shares (32 MiB when the system does not say).
-std::atomic<int64_t> g_stream_stores_above_for_testing{-1};
-
-// The size of CPU 0's level-3 cache instance from sysfs ("32768K"), or 0. glibc's
-// _SC_LEVEL3_CACHE_SIZE can report a whole socket's L3 (256 MiB on an 8-CCX EPYC, whose
-// cores each see 32 MiB), which would keep much larger outputs out of the streamed kernels.
-int64_t SysfsLevel3Bytes() {
-  std::FILE* file = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
-  if (file == nullptr) return 0;
-  long long value = 0;
-  char unit = 0;
-  const int fields = std::fscanf(file, "%lld%c", &value, &unit);
-  std::fclose(file);
-  if (fields < 1 || value <= 0) return 0;
-  const int64_t scale = unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
-  return static_cast<int64_t>(value) * scale;
-}
-
 }  // namespace
 
-int64_t UpsampleStreamStoresAboveBytes() {
-  const int64_t forced = g_stream_stores_above_for_testing.load(std::memory_order_relaxed);
-  if (forced >= 0) return forced;
-  static const int64_t bytes = [] {
-    if (const int64_t instance = SysfsLevel3Bytes(); instance > 0) return instance;
-    const long reported = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return reported > 0 ? static_cast<int64_t>(reported) : int64_t{32} << 20;
-  }();
-  return bytes;
-}
 
 namespace {
 
@@ -147,7 +118,7 @@ void BuildPlan(const UpsampleView& self, const UpsampleView& out, const std::arr
 
   const int64_t out_bytes = out.Elements() * plan->element_bytes;
   const int64_t out_w = plan->out_size[2];
-  if (out_bytes > UpsampleStreamStoresAboveBytes()) {
+  if (out_bytes > StreamStoresAboveBytes()) {
     const bool w_ready = plan->w_identity || !plan->sources[2].empty();
     if (plan->kernel == UpsampleForwardKernel::kRowsAlongW) {
       plan->stream_stores = w_ready && out_w * plan->element_bytes <= kMaxStreamedRowBytes;
@@ -217,10 +188,6 @@ std::unique_ptr<aclOpExecutor> MakeNothingExecutor(const char* api, const char* 
   exec->BindInput(0, &input);
   exec->BindOutput(0, &output);
   return exec;
-}
-
-void SetUpsampleStreamStoresAboveBytesForTesting(int64_t bytes) {
-  g_stream_stores_above_for_testing.store(bytes, std::memory_order_relaxed);
 }
 
 }  // namespace oa

@@ -1,0 +1,17 @@
+// When kernels write their outputs with non-temporal (streaming) stores: outputs past the
+// last-level cache would not stay cached anyway, and streaming saves the read for ownership
+// of every line. Shared by the upsample and normalization planners.
+#pragma once
+
+#include <cstdint>
+
+namespace oa {
+
+// The size of the last-level cache this CPU shares (CPU 0's level-3 instance from sysfs,
+// else sysconf, else 32 MiB); what SetStreamStoresAboveBytesForTesting forced, while forced.
+int64_t StreamStoresAboveBytes();
+
+// Tests force the streamed paths on small problems (0) or restore the default (-1).
+void SetStreamStoresAboveBytesForTesting(int64_t bytes);
+
+}  // namespace oa
