@@ -169,9 +169,11 @@ void CopyLanesOf(const norm::StridedIndex& lanes, int64_t n, const char* from, c
   const int64_t inner_step = lanes.stride[inner] * static_cast<int64_t>(kBytes);
   int64_t index[norm::kMaxDims] = {};
   int64_t outer = 0;  // byte offset of the current inner run
+  char* const contiguous_base = gather ? to : const_cast<char*>(from);
+  char* const strided_base = gather ? const_cast<char*>(from) : to;
   for (int64_t j = 0; j < n; j += inner_size) {
-    char* buffer = gather ? to + j * static_cast<int64_t>(kBytes) : const_cast<char*>(from) + j * static_cast<int64_t>(kBytes);
-    char* strided = (gather ? const_cast<char*>(from) : to) + outer;
+    char* buffer = contiguous_base + j * static_cast<int64_t>(kBytes);
+    char* strided = strided_base + outer;
     for (int64_t i = 0; i < inner_size; ++i) {
       if (gather) {
         std::memcpy(buffer + i * static_cast<int64_t>(kBytes), strided + i * inner_step, kBytes);
