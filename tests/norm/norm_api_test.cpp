@@ -237,6 +237,33 @@ TEST(NormRules, SelfOverlappingOutputRunsOnOneThread) {
   EXPECT_EQ(call.status, ACLNN_SUCCESS) << call.message;
 }
 
+// No rows, so nothing runs: no workspace however long the rows (a fuzzed LayerNorm of
+// [0, 2^30] without weight once asked for 16 GiB, its absent weight widened).
+TEST(NormRules, EmptyCallsNeedNoWorkspace) {
+  const int64_t long_row = int64_t{1} << 30;
+  Tensor x({0, long_row}), out({0, long_row}), dx({0, long_row}), mean({0, 1}), rstd({0, 1});
+  aclIntArray* norm = aclCreateIntArray(&long_row, 1);
+  uint64_t size = 1;
+  aclOpExecutor* executor = nullptr;
+  ASSERT_EQ(aclnnLayerNormGetWorkspaceSize(x.handle, norm, nullptr, nullptr, 1e-5, out.handle, mean.handle,
+                                           rstd.handle, &size, &executor),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(size, 0u);
+  EXPECT_TRUE(RunOnDefaultStream(aclnnLayerNorm, size, executor));
+  bool flags[3] = {true, false, false};
+  aclBoolArray* mask = aclCreateBoolArray(flags, 3);
+  size = 1;
+  ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(x.handle, x.handle, norm, mean.handle, rstd.handle, nullptr,
+                                                   nullptr, mask, dx.handle, nullptr, nullptr, &size, &executor),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(size, 0u);
+  EXPECT_TRUE(RunOnDefaultStream(aclnnLayerNormBackward, size, executor));
+  aclDestroyBoolArray(mask);
+  aclDestroyIntArray(norm);
+}
+
 TEST(NormRules, StatisticsHoldOneValuePerRow) {
   Tensor x({2, 6, 5}), out({2, 6, 5}), mean({3, 1, 1}), rstd({2, 1, 1});
   const Call call = LayerNorm(x.handle, {6, 5}, nullptr, nullptr, out.handle, mean.handle, rstd.handle);

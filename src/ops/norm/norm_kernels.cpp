@@ -64,10 +64,6 @@ void ReadLanes(const SmallVector& v, int64_t n, double absent, double* out) {
 void WriteColumnSums(const RowNormPlan& plan, const NormWorkspace& ws, const SmallVector& v, int column) {
   if (v.data == nullptr) return;
   const int64_t slots = plan.Slots(), params = plan.Parameters();
-  if (plan.blocks == 0) {  // no rows: every sum is 0
-    for (int64_t j = 0; j < params; ++j) bn::WriteElement(Address(v, j), v.dtype, 0.0);
-    return;
-  }
   double* sum = ws.partials + column * slots;
   for (int64_t b = 1; b < plan.blocks; ++b) {
     const double* partial = ws.partials + (2 * b + column) * slots;
@@ -99,9 +95,22 @@ void ReadParameters(const RowNormPlan& plan, const SmallVector& v, double absent
   }
 }
 
+// No rows ran (and the plan has no workspace): every column sum is 0.
+void WriteZeroColumnSums(const RowNormPlan& plan, const SmallVector& v) {
+  if (v.data == nullptr) return;
+  for (int64_t j = 0; j < plan.Parameters(); ++j) bn::WriteElement(Address(v, j), v.dtype, 0.0);
+}
+
 }  // namespace
 
 void RunRowNormPlan(const RowNormPlan& plan, void* workspace) {
+  if (plan.blocks == 0) {
+    if (IsBackward(plan.operation)) {
+      WriteZeroColumnSums(plan, plan.grad_weight);
+      WriteZeroColumnSums(plan, plan.grad_bias);
+    }
+    return;
+  }
   const NormWorkspace ws(plan, workspace);
   ReadParameters(plan, plan.weight, 1.0, ws.weight);
   ReadParameters(plan, plan.bias, 0.0, ws.bias);

@@ -170,7 +170,9 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   plan.stream_out = in.out != nullptr && plan.dtype[kOut] == ACL_FLOAT && !plan.gather &&
                     big_bytes > StreamStoresAboveBytes();
 
-  // The workspace.
+  // The workspace; none when nothing runs (an empty call's rows may still be long: a
+  // LayerNorm of [0, 2^30] must not ask for its parameters widened).
+  if (plan.blocks == 0) return plan;
   const uint64_t lanes_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(plan.Slots()), sizeof(double), 0));
   uint64_t offset = 0;
   plan.ws_params = offset;
