@@ -98,6 +98,11 @@ constexpr MissingKernel kMissingKernels[] = {
     // ops-nn norm/group_norm_grad: its page marks the inference series unsupported and its
     // op definition registers 910b, 910_93 and 950 only.
     {"aclnnGroupNormBackwardGetWorkspaceSize", Chip::k310P},
+    // ops-nn norm/add_rms_norm, add_layer_norm, add_layer_norm_grad: their pages list the 950,
+    // Atlas A2/A3 and the inference series, not the training series.
+    {"aclnnAddRmsNormGetWorkspaceSize", Chip::k910},
+    {"aclnnAddLayerNormGetWorkspaceSize", Chip::k910},
+    {"aclnnAddLayerNormGradGetWorkspaceSize", Chip::k910},
 };
 
 }  // namespace

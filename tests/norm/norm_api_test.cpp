@@ -1,6 +1,8 @@
 // The row normalizations' parameter checks: the cases upstream's op_api unit tests run
 // (tests/conformance/norm_family.api_cases.json; RmsNorm and RmsNormGrad have none upstream,
-// their cases come from their pages' tables), each on the chip upstream ran it on, each
+// their cases come from their pages' tables; norm_add.api_cases.json: the residual forms,
+// from upstream's ATK tables, AddRmsNorm's unit test and the pages' rules), each on the chip
+// upstream ran it on, each
 // successful one through phase 2 as well; then the rules the corpus leaves out, each with
 // its status and message.
 #include <gtest/gtest.h>
@@ -8,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "aclnnop/aclnn_add_layer_norm.h"
+#include "aclnnop/aclnn_add_layer_norm_grad.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
@@ -23,7 +28,11 @@ using support::Json;
 
 const ::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(new support::AclEnvironment);
 
-std::vector<Json> Cases() { return support::LoadCases("norm_family.api_cases.json"); }
+std::vector<Json> Cases() {
+  std::vector<Json> cases = support::LoadCases("norm_family.api_cases.json");
+  for (Json& c : support::LoadCases("norm_add.api_cases.json")) cases.push_back(std::move(c));
+  return cases;
+}
 
 std::string CaseName(const ::testing::TestParamInfo<Json>& info) {
   std::string name = info.param.at("api").get<std::string>().substr(5) + "_" + info.param.at("name").get<std::string>();
@@ -59,6 +68,14 @@ const std::vector<std::string>& ParameterNames(const std::string& api) {
   static const std::vector<std::string> group = {"self", "gamma", "beta", "out", "meanOut", "rstdOut"};
   static const std::vector<std::string> group_backward = {"gradOut", "input", "mean", "rstd", "gamma",
                                                           "gradInput", "gradGammaOut", "gradBetaOut"};
+  static const std::vector<std::string> add_rms = {"x1", "x2", "gamma", "yOut", "rstdOut", "xOut"};
+  static const std::vector<std::string> add_layer = {"x1",   "x2",      "gamma",   "beta", "biasOptional",
+                                                     "yOut", "meanOut", "rstdOut", "xOut"};
+  static const std::vector<std::string> add_layer_grad = {"dy",    "x1",           "x2",    "rstd",      "mean",
+                                                          "gamma", "dsumOptional", "dxOut", "dgammaOut", "dbetaOut"};
+  if (api == "aclnnAddRmsNorm") return add_rms;
+  if (api == "aclnnAddLayerNorm") return add_layer;
+  if (api == "aclnnAddLayerNormGrad") return add_layer_grad;
   if (api == "aclnnGroupNorm") return group;
   if (api == "aclnnGroupNormBackward") return group_backward;
   if (api == "aclnnLayerNormBackward") return backward;
@@ -148,6 +165,20 @@ TEST_P(NormApiCase, GetWorkspaceSizeReturnsExpectedStatus) {
   } else if (api == "aclnnRmsNorm") {
     status = aclnnRmsNormGetWorkspaceSize(a["x"], a["gamma"], eps, a["yOut"], a["rstdOut"], &workspace_size, &executor);
     run = aclnnRmsNorm;
+  } else if (api == "aclnnAddRmsNorm") {
+    status = aclnnAddRmsNormGetWorkspaceSize(a["x1"], a["x2"], a["gamma"], eps, a["yOut"], a["rstdOut"], a["xOut"],
+                                             &workspace_size, &executor);
+    run = aclnnAddRmsNorm;
+  } else if (api == "aclnnAddLayerNorm") {
+    status = aclnnAddLayerNormGetWorkspaceSize(a["x1"], a["x2"], a["gamma"], a["beta"], a["biasOptional"], eps,
+                                               c.at("additional_output").get<bool>(), a["yOut"], a["meanOut"],
+                                               a["rstdOut"], a["xOut"], &workspace_size, &executor);
+    run = aclnnAddLayerNorm;
+  } else if (api == "aclnnAddLayerNormGrad") {
+    status = aclnnAddLayerNormGradGetWorkspaceSize(a["dy"], a["x1"], a["x2"], a["rstd"], a["mean"], a["gamma"],
+                                                   a["dsumOptional"], a["dxOut"], a["dgammaOut"], a["dbetaOut"],
+                                                   &workspace_size, &executor);
+    run = aclnnAddLayerNormGrad;
   } else if (api == "aclnnGroupNorm") {
     status = aclnnGroupNormGetWorkspaceSize(a["self"], a["gamma"], a["beta"], c.at("N").get<int64_t>(),
                                             c.at("C").get<int64_t>(), c.at("HxW").get<int64_t>(),

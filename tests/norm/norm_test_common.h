@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "fast_batch_norm_backward/bn_test_common.h"
+#include "aclnnop/aclnn_add_layer_norm.h"
+#include "aclnnop/aclnn_add_layer_norm_grad.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
@@ -26,7 +29,17 @@ using bntest::HostTensor;
 using bntest::Layout;
 using bntest::Wide;
 
-enum class Op { kLayerNorm, kRmsNorm, kLayerNormBackward, kRmsNormGrad, kGroupNorm, kGroupNormBackward };
+enum class Op {
+  kLayerNorm,
+  kRmsNorm,
+  kLayerNormBackward,
+  kRmsNormGrad,
+  kGroupNorm,
+  kGroupNormBackward,
+  kAddRmsNorm,
+  kAddLayerNorm,
+  kAddLayerNormGrad
+};
 inline const char* OpName(Op op) {
   switch (op) {
     case Op::kLayerNorm: return "LayerNorm";
@@ -35,16 +48,23 @@ inline const char* OpName(Op op) {
     case Op::kRmsNormGrad: return "RmsNormGrad";
     case Op::kGroupNorm: return "GroupNorm";
     case Op::kGroupNormBackward: return "GroupNormBackward";
+    case Op::kAddRmsNorm: return "AddRmsNorm";
+    case Op::kAddLayerNorm: return "AddLayerNorm";
+    case Op::kAddLayerNormGrad: return "AddLayerNormGrad";
   }
   return "?";
 }
 inline bool Backward(Op op) {
-  return op == Op::kLayerNormBackward || op == Op::kRmsNormGrad || op == Op::kGroupNormBackward;
+  return op == Op::kLayerNormBackward || op == Op::kRmsNormGrad || op == Op::kGroupNormBackward ||
+         op == Op::kAddLayerNormGrad;
 }
-inline bool Centred(Op op) { return op != Op::kRmsNorm && op != Op::kRmsNormGrad; }
+inline bool Rms(Op op) { return op == Op::kRmsNorm || op == Op::kRmsNormGrad || op == Op::kAddRmsNorm; }
+inline bool Centred(Op op) { return !Rms(op); }
 inline bool Grouped(Op op) { return op == Op::kGroupNorm || op == Op::kGroupNormBackward; }
+// The residual forms: the row normalized is x = x1 + x2 (x holds x1).
+inline bool Residual(Op op) { return op == Op::kAddRmsNorm || op == Op::kAddLayerNorm || op == Op::kAddLayerNormGrad; }
 // The operators with a bias in the forward and a gradBias in the backward.
-inline bool HasBias(Op op) { return op != Op::kRmsNorm && op != Op::kRmsNormGrad; }
+inline bool HasBias(Op op) { return !Rms(op); }
 
 struct Case {
   Op op = Op::kLayerNorm;
@@ -61,10 +81,19 @@ struct Case {
   std::array<bool, 3> mask{true, true, true};  // LayerNormBackward
   Layout layout[3] = {Layout::kContiguous, Layout::kContiguous, Layout::kContiguous};  // x, dy, out
   bool small_gaps = false;  // the parameter and statistic tensors with stride 2 in their last dim
+  // The residual forms: x2's dtype (AddLayerNorm may mix it with x1's; the sum is then
+  // float32); the addend (AddLayerNorm's biasOptional, of gamma's shape or, full_addend, x1's;
+  // AddLayerNormGrad's dsumOptional); xOut requested (AddRmsNorm: with rstd_out the full
+  // mode, alone PreRmsNorm, neither PostRmsNorm; AddLayerNorm: additionalOutput).
+  aclDataType x2 = ACL_DT_UNDEFINED;  // x's
+  bool addend = false, full_addend = false, x_out = true;
   double eps = 1e-5;
   double center = 0.0, scale = 1.0;
   uint64_t seed = 1;
 
+  aclDataType X2Dtype() const { return x2 == ACL_DT_UNDEFINED ? io : x2; }
+  aclDataType SumDtype() const { return X2Dtype() == io ? io : ACL_FLOAT; }
+  bool FullRmsMode() const { return rstd_out && x_out; }  // AddRmsNorm's mode 0
   int64_t Spatial() const {
     int64_t hxw = 1;
     for (size_t k = 2; k < shape.size(); ++k) hxw *= shape[k];
@@ -105,6 +134,10 @@ struct Case {
          (weight ? " w" : " -") + (bias ? "b" : "-") + " stat=" + bntest::DtName(stat) + " grad=" +
          bntest::DtName(grad) + " mask=" + (mask[0] ? "1" : "0") + (mask[1] ? "1" : "0") + (mask[2] ? "1" : "0");
     for (int t = 0; t < 3; ++t) s += std::string(" ") + bntest::LayoutName(layout[t]);
+    if (Residual(op)) {
+      s += std::string(" x2=") + bntest::DtName(X2Dtype()) + (addend ? (full_addend ? " addend=full" : " addend=lanes") : "") +
+           (x_out ? " xOut" : "");
+    }
     s += (small_gaps ? " gaps" : "") + std::string(" eps=") + std::to_string(eps) + " center=" +
          std::to_string(center) + " seed=" + std::to_string(seed);
     return s;
@@ -125,6 +158,7 @@ inline std::vector<int64_t> SmallStrides(const std::vector<int64_t>& shape, bool
 struct Problem {
   Case c;
   HostTensor x, dy, out, weight, bias, mean, rstd, grad_weight, grad_bias;
+  HostTensor x2, addend, sum;  // the residual forms
   aclIntArray* norm_shape = nullptr;
   aclBoolArray* mask = nullptr;
 
@@ -139,11 +173,21 @@ struct Problem {
     rstd = HostTensor(c.stat, stat, SmallStrides(stat, c.small_gaps));
     grad_weight = HostTensor(c.grad, norm, SmallStrides(norm, c.small_gaps));
     grad_bias = HostTensor(c.grad, norm, SmallStrides(norm, c.small_gaps));
+    if (Residual(c.op)) {
+      x2 = HostTensor(c.X2Dtype(), c.shape, bntest::StridesFor(c.layout[1], c.shape, c.seed + 14));
+      const bool full = c.op == Op::kAddLayerNormGrad || c.full_addend;
+      const aclDataType addend_dtype = c.op == Op::kAddLayerNormGrad ? c.io : c.SumDtype();
+      addend = full ? HostTensor(addend_dtype, c.shape, bntest::StridesFor(c.layout[0], c.shape, c.seed + 15))
+                    : HostTensor(addend_dtype, norm, SmallStrides(norm, c.small_gaps));
+      sum = HostTensor(c.SumDtype(), c.shape, bntest::StridesFor(c.layout[2], c.shape, c.seed + 16));
+    }
     support::SplitMix64 rng(c.seed);
     for (int64_t i = 0; i < x.count(); ++i) x.Set(i, c.center + c.scale * rng.NextIn(-2.0, 2.0));
     for (int64_t i = 0; i < dy.count(); ++i) dy.Set(i, rng.NextIn(-1.0, 1.0));
     for (int64_t i = 0; i < weight.count(); ++i) weight.Set(i, rng.NextIn(-2.0, 2.0));
     for (int64_t i = 0; i < bias.count(); ++i) bias.Set(i, rng.NextIn(-1.0, 1.0));
+    for (int64_t i = 0; i < x2.count(); ++i) x2.Set(i, c.scale * rng.NextIn(-2.0, 2.0));
+    for (int64_t i = 0; i < addend.count(); ++i) addend.Set(i, c.scale * rng.NextIn(-1.0, 1.0));
     if (Backward(c.op)) {  // saved statistics near the data's own
       for (int64_t i = 0; i < mean.count(); ++i) mean.Set(i, c.center + c.scale * rng.NextIn(-0.1, 0.1));
       for (int64_t i = 0; i < rstd.count(); ++i) rstd.Set(i, rng.NextIn(0.5, 1.0) / c.scale);
@@ -169,6 +213,14 @@ struct Problem {
       case Op::kRmsNormGrad: return {&out, &grad_weight};
       case Op::kGroupNorm: return {&out, &mean, &rstd};
       case Op::kGroupNormBackward: return {&out, &grad_weight, &grad_bias};
+      case Op::kAddRmsNorm:
+        if (c.FullRmsMode()) return {&out, &rstd, &sum};
+        if (c.x_out) return {&out, &sum};
+        return {&out};
+      case Op::kAddLayerNorm:
+        if (c.x_out) return {&out, &mean, &rstd, &sum};
+        return {&out, &mean, &rstd};
+      case Op::kAddLayerNormGrad: return {&out, &grad_weight, &grad_bias};
     }
     return {};
   }
@@ -217,6 +269,25 @@ struct Problem {
             c.mask[2] ? grad_bias.handle : nullptr, &workspace_size, &executor);
         run = aclnnGroupNormBackward;
         break;
+      case Op::kAddRmsNorm:
+        status = aclnnAddRmsNormGetWorkspaceSize(x.handle, x2.handle, weight.handle, c.eps, out.handle,
+                                                 c.FullRmsMode() ? rstd.handle : nullptr,
+                                                 c.x_out ? sum.handle : nullptr, &workspace_size, &executor);
+        run = aclnnAddRmsNorm;
+        break;
+      case Op::kAddLayerNorm:
+        status = aclnnAddLayerNormGetWorkspaceSize(x.handle, x2.handle, weight.handle, bias.handle,
+                                                   c.addend ? addend.handle : nullptr, c.eps, c.x_out, out.handle,
+                                                   mean.handle, rstd.handle, sum.handle, &workspace_size, &executor);
+        run = aclnnAddLayerNorm;
+        break;
+      case Op::kAddLayerNormGrad:
+        status = aclnnAddLayerNormGradGetWorkspaceSize(dy.handle, x.handle, x2.handle, rstd.handle, mean.handle,
+                                                       weight.handle, c.addend ? addend.handle : nullptr, out.handle,
+                                                       grad_weight.handle, grad_bias.handle, &workspace_size,
+                                                       &executor);
+        run = aclnnAddLayerNormGrad;
+        break;
     }
     if (status != ACLNN_SUCCESS) return status;
     void* workspace = nullptr;
@@ -235,13 +306,39 @@ struct Problem {
 // size of the terms it is made of (the evaluation window of bntest::EqualsRoundedOnce).
 struct Reference {
   std::vector<double> out, out_scale, mean, mean_scale, rstd, rstd_scale, dw, dw_scale, db, db_scale;
+  std::vector<double> sum, sum_scale;  // the residual forms' x = x1 + x2 (+ addend), rounded once
 };
+
+// The residual forms' row input: x1 + x2 (forward: + the addend), rounded once to the sum's
+// dtype (independently of the library: EncodeValue through a host tensor).
+inline void ResidualSum(const Problem& p, Reference* ref) {
+  const Case& c = p.c;
+  const int64_t count = p.x.count(), n = c.RowLength();
+  const bool forward_addend = c.addend && c.op != Op::kAddLayerNormGrad;
+  HostTensor rounded(c.SumDtype(), c.shape, support::ContiguousStrides(c.shape));
+  ref->sum.resize(count);
+  ref->sum_scale.resize(count);
+  for (int64_t i = 0; i < count; ++i) {
+    Wide v = static_cast<Wide>(p.x.Get(i)) + p.x2.Get(i);
+    double scale = std::fabs(p.x.Get(i)) + std::fabs(p.x2.Get(i));
+    if (forward_addend) {
+      const double a = p.addend.Get(c.full_addend ? i : i % n);
+      v += a;
+      scale += std::fabs(a);
+    }
+    rounded.Set(i, static_cast<double>(v));
+    ref->sum[i] = rounded.Get(i);
+    ref->sum_scale[i] = scale;
+  }
+}
 
 inline Reference ComputeReference(const Problem& p) {
   const Case& c = p.c;
   const int64_t rows = c.Rows(), n = c.RowLength(), params = c.Parameters();
   const Wide eps = static_cast<float>(c.eps);  // the operators' epsilon is a float attribute
   Reference ref;
+  if (Residual(c.op)) ResidualSum(p, &ref);
+  const auto X = [&](int64_t i) -> double { return Residual(c.op) ? ref.sum[i] : p.x.Get(i); };
   ref.out.resize(rows * n);
   ref.out_scale.resize(rows * n);
   ref.dw.assign(params, 0.0);
@@ -251,7 +348,7 @@ inline Reference ComputeReference(const Problem& p) {
   std::vector<CompensatedSum> dw(params), db(params);
   std::vector<Wide> w(params), b(params);
   for (int64_t j = 0; j < params; ++j) {
-    const bool has_weight = c.weight || c.op == Op::kRmsNorm || c.op == Op::kRmsNormGrad;
+    const bool has_weight = c.weight || Rms(c.op) || Residual(c.op);
     w[j] = has_weight ? p.weight.Get(j) : 1.0;
     b[j] = c.bias && !Backward(c.op) && HasBias(c.op) ? p.bias.Get(j) : 0.0;
   }
@@ -262,14 +359,14 @@ inline Reference ComputeReference(const Problem& p) {
       CompensatedSum sum, abs_sum;
       if (Centred(c.op)) {
         for (int64_t j = 0; j < n; ++j) {
-          sum.Add(p.x.Get(base + j));
-          abs_sum.Add(std::fabs(p.x.Get(base + j)));
+          sum.Add(X(base + j));
+          abs_sum.Add(std::fabs(X(base + j)));
         }
         mean = sum.Value() / n;
       }
       CompensatedSum squares;
       for (int64_t j = 0; j < n; ++j) {
-        const Wide d = p.x.Get(base + j) - mean;
+        const Wide d = X(base + j) - mean;
         squares.Add(d * d);
       }
       rstd = n == 0 ? NAN : 1 / std::sqrt(squares.Value() / n + eps);
@@ -278,7 +375,7 @@ inline Reference ComputeReference(const Problem& p) {
       ref.rstd.push_back(static_cast<double>(rstd));
       ref.rstd_scale.push_back(std::fabs(static_cast<double>(rstd)));
       for (int64_t j = 0; j < n; ++j) {
-        const Wide xv = p.x.Get(base + j);
+        const Wide xv = X(base + j);
         const int64_t q = c.ParamIndex(r, j);
         ref.out[base + j] = static_cast<double>((xv - mean) * rstd * w[q] + b[q]);
         ref.out_scale[base + j] =
@@ -291,7 +388,7 @@ inline Reference ComputeReference(const Problem& p) {
     CompensatedSum sum_wdy, sum_wdyx;
     Wide abs_wdy = 0, abs_wdyx = 0;
     for (int64_t j = 0; j < n; ++j) {
-      const Wide g = w[c.ParamIndex(r, j)] * static_cast<Wide>(p.dy.Get(base + j)), d = p.x.Get(base + j) - mean;
+      const Wide g = w[c.ParamIndex(r, j)] * static_cast<Wide>(p.dy.Get(base + j)), d = X(base + j) - mean;
       sum_wdy.Add(g);
       sum_wdyx.Add(g * d);
       abs_wdy += std::fabs(g);
@@ -300,11 +397,12 @@ inline Reference ComputeReference(const Problem& p) {
     const Wide a = Centred(c.op) ? sum_wdy.Value() / n : 0, abs_a = Centred(c.op) ? abs_wdy / n : 0;
     const Wide k = rstd * rstd * sum_wdyx.Value() / n, abs_k = rstd * rstd * abs_wdyx / n;
     for (int64_t j = 0; j < n; ++j) {
-      const Wide g = p.dy.Get(base + j), d = p.x.Get(base + j) - mean;
+      const Wide g = p.dy.Get(base + j), d = X(base + j) - mean;
       const int64_t q = c.ParamIndex(r, j);
-      ref.out[base + j] = static_cast<double>(rstd * ((w[q] * g - a) - d * k));
-      ref.out_scale[base + j] =
-          static_cast<double>(std::fabs(rstd) * (std::fabs(w[q] * g) + abs_a + std::fabs(d) * abs_k));
+      const double dsum = c.op == Op::kAddLayerNormGrad && c.addend ? p.addend.Get(base + j) : 0.0;
+      ref.out[base + j] = static_cast<double>(rstd * ((w[q] * g - a) - d * k) + dsum);
+      ref.out_scale[base + j] = static_cast<double>(
+          std::fabs(rstd) * (std::fabs(w[q] * g) + abs_a + std::fabs(d) * abs_k) + std::fabs(dsum));
       dw[q].Add(g * d * rstd);
       ref.dw_scale[q] += static_cast<double>(std::fabs(g * d * rstd));
       db[q].Add(g);
@@ -328,17 +426,22 @@ inline void CheckOutputs(Problem& p) {
   if (!Backward(c.op) || c.mask[0]) {
     EXPECT_TRUE(EqualsRoundedOnce("out", p.out, ref.out, ref.out_scale)) << c.Describe();
   }
-  if ((c.op == Op::kLayerNorm && c.mean_out) || c.op == Op::kGroupNorm) {
+  if ((c.op == Op::kLayerNorm && c.mean_out) || c.op == Op::kGroupNorm || c.op == Op::kAddLayerNorm) {
     EXPECT_TRUE(EqualsRoundedOnce("mean", p.mean, ref.mean, ref.mean_scale)) << c.Describe();
   }
-  if ((c.op == Op::kLayerNorm && c.rstd_out) || c.op == Op::kRmsNorm || c.op == Op::kGroupNorm) {
+  if ((c.op == Op::kLayerNorm && c.rstd_out) || c.op == Op::kRmsNorm || c.op == Op::kGroupNorm ||
+      c.op == Op::kAddLayerNorm || (c.op == Op::kAddRmsNorm && c.FullRmsMode())) {
     EXPECT_TRUE(EqualsRoundedOnce("rstd", p.rstd, ref.rstd, ref.rstd_scale)) << c.Describe();
   }
   if (Backward(c.op) && c.mask[1]) {
     EXPECT_TRUE(EqualsRoundedOnce("gradWeight", p.grad_weight, ref.dw, ref.dw_scale)) << c.Describe();
   }
-  if ((c.op == Op::kLayerNormBackward || c.op == Op::kGroupNormBackward) && c.mask[2]) {
+  if ((c.op == Op::kLayerNormBackward || c.op == Op::kGroupNormBackward || c.op == Op::kAddLayerNormGrad) &&
+      c.mask[2]) {
     EXPECT_TRUE(EqualsRoundedOnce("gradBias", p.grad_bias, ref.db, ref.db_scale)) << c.Describe();
+  }
+  if ((c.op == Op::kAddRmsNorm || c.op == Op::kAddLayerNorm) && c.x_out) {
+    EXPECT_TRUE(EqualsRoundedOnce("xOut", p.sum, ref.sum, ref.sum_scale)) << c.Describe();
   }
 }
 
@@ -392,6 +495,35 @@ inline Case RandomCase(Op op, uint64_t seed) {
     case Op::kRmsNorm:
     case Op::kRmsNormGrad:
       if (c.io == ACL_FLOAT) c.param = ACL_FLOAT;
+      break;
+    case Op::kAddRmsNorm:
+      // The full mode mostly; 16-bit data also without rstdOut (with or without xOut), which
+      // normalizes the last dim.
+      c.param = c.io;
+      c.x_out = true;
+      if (c.io != ACL_FLOAT && rng.Next() % 3 == 0) {
+        c.rstd_out = false;
+        c.x_out = rng.Next() % 2 != 0;
+        c.normalized = 1;
+      }
+      break;
+    case Op::kAddLayerNorm:
+      // x1 and x2 of one dtype (parameters in it or, 16-bit, in float32), or mixed with one
+      // float32 (everything else float32); biasOptional absent, per lane or full.
+      c.bias = true;
+      if (rng.Next() % 4 == 0) {
+        c.x2 = c.io == ACL_FLOAT ? dtypes[1 + rng.Next() % 2] : ACL_FLOAT;
+        c.out = c.param = ACL_FLOAT;
+      } else {
+        c.param = c.io != ACL_FLOAT && rng.Next() % 2 ? ACL_FLOAT : c.io;
+      }
+      c.addend = rng.Next() % 3 != 0;
+      c.full_addend = rng.Next() % 2 != 0;
+      c.x_out = rng.Next() % 4 != 0;
+      break;
+    case Op::kAddLayerNormGrad:
+      c.param = c.io;
+      c.addend = rng.Next() % 3 != 0;
       break;
     case Op::kGroupNorm:
     case Op::kGroupNormBackward: {

@@ -30,10 +30,13 @@ namespace oa {
 namespace HWY_NAMESPACE {
 namespace norm_kernels {
 namespace hn = hwy::HWY_NAMESPACE;
+using norm::kAddend;
 using norm::kDy;
 using norm::kNumBigTensors;
 using norm::kOut;
+using norm::kSum;
 using norm::kX;
+using norm::kX2;
 using norm::NormWorkspace;
 using norm::RowNormPlan;
 using oa::HWY_NAMESPACE::LoadWide;
@@ -117,14 +120,15 @@ OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, in
   }
 }
 
-// One backward row in one pass: dx = rstd * ((w*dy - a) - (x - mean) * k), rounded once
-// (a = sum(w dy)/n, k = rstd^2 sum(w dy (x - mean))/n; RmsNorm: a = 0, mean = 0), and the
-// block's column sums dw[j] += dy * ((x - mean) * rstd), db[j] += dy (per lane only). Any of
-// dx, dw, db may be null (not requested).
-template <bool kPerLane, class T, class To>
+// One backward row in one pass: dx = rstd * ((w*dy - a) - (x - mean) * k) (+ addend: the
+// residual backward's dsum), rounded once (a = sum(w dy)/n, k = rstd^2 sum(w dy (x - mean))/n;
+// RmsNorm: a = 0, mean = 0), and the block's column sums dw[j] += dy * ((x - mean) * rstd),
+// db[j] += dy (per lane only). Any of dx, dw, db may be null (not requested).
+template <bool kPerLane, class T, class To, bool kAddend = false>
 OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx, int64_t n,
                                   double mean, double rstd, double a, double k, const double* HWY_RESTRICT w,
-                                  double* HWY_RESTRICT dw, double* HWY_RESTRICT db, bool stream) {
+                                  double* HWY_RESTRICT dw, double* HWY_RESTRICT db, bool stream,
+                                  const T* HWY_RESTRICT addend = nullptr) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd), v_a = hn::Set(d, a), v_k = hn::Set(d, k);
@@ -134,7 +138,9 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
     const VD centred = hn::Sub(LoadWide(d, x + j), v_mean);
     if (dx != nullptr) {
       const VD weighted = hn::Sub(hn::Mul(ParameterAt<kPerLane>(d, w, j), g), v_a);
-      StoreResult(hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k))), dx + j, stream);
+      VD result = hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k)));
+      if (kAddend) result = hn::Add(result, LoadWide(d, addend + j));
+      StoreResult(result, dx + j, stream);
     }
     if (dw != nullptr) hn::StoreU(MulAddF64(g, hn::Mul(centred, v_rstd), hn::LoadU(d, dw + j)), d, dw + j);
     if (db != nullptr) hn::StoreU(hn::Add(hn::LoadU(d, db + j), g), d, db + j);
@@ -142,7 +148,11 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   for (; j < n; ++j) {
     const double g = bn::LoadWideScalar(dy[j]);
     const double centred = bn::LoadWideScalar(x[j]) - mean;
-    if (dx != nullptr) bn::StoreRounded(rstd * ((ParameterScalar<kPerLane>(w, j) * g - a) - centred * k), dx + j);
+    if (dx != nullptr) {
+      double result = rstd * ((ParameterScalar<kPerLane>(w, j) * g - a) - centred * k);
+      if (kAddend) result = result + bn::LoadWideScalar(addend[j]);
+      bn::StoreRounded(result, dx + j);
+    }
     if (dw != nullptr) dw[j] = g * (centred * rstd) + dw[j];
     if (db != nullptr) db[j] = db[j] + g;
   }
@@ -210,16 +220,67 @@ inline RowPointers LocateRow(const RowNormPlan& plan, char* buffer, int64_t r) {
     }
     p.row[t] = buffer;
     buffer += (static_cast<uint64_t>(plan.row_length) * element + 63) / 64 * 64;
-    if (t != kOut) CopyLanes(plan.lane_index[t], plan.row_length, element, row, p.row[t], true);
+    if (t != kOut && t != kSum) CopyLanes(plan.lane_index[t], plan.row_length, element, row, p.row[t], true);
   }
   return p;
 }
 
+// Gathered rows: the outputs' lanes written back from the block's buffer.
 inline void FinishRow(const RowNormPlan& plan, const RowPointers& p, int64_t r) {
-  if (!plan.gather || plan.big[kOut] == nullptr) return;
-  const size_t element = DataTypeSize(plan.dtype[kOut]);
-  char* row = plan.big[kOut] + plan.row_index[kOut].Offset(r) * static_cast<int64_t>(element);
-  CopyLanes(plan.lane_index[kOut], plan.row_length, element, p.row[kOut], row, false);
+  if (!plan.gather) return;
+  for (int t : {kOut, kSum}) {
+    if (plan.big[t] == nullptr) continue;
+    const size_t element = DataTypeSize(plan.dtype[t]);
+    char* row = plan.big[t] + plan.row_index[t].Offset(r) * static_cast<int64_t>(element);
+    CopyLanes(plan.lane_index[t], plan.row_length, element, p.row[t], row, false);
+  }
+}
+
+// ---------------------------------------------------------------- the residual add
+// sum[j] (+)= from[j] widened, for the input's dtype.
+template <class T>
+OA_KERNEL_HELPER void WidenRowOf(const T* HWY_RESTRICT from, double* HWY_RESTRICT sum, int64_t n, bool add) {
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    const VD v = LoadWide(d, from + j);
+    hn::StoreU(add ? hn::Add(hn::LoadU(d, sum + j), v) : v, d, sum + j);
+  }
+  for (; j < n; ++j) sum[j] = add ? sum[j] + bn::LoadWideScalar(from[j]) : bn::LoadWideScalar(from[j]);
+}
+inline void WidenRow(const char* from, aclDataType dtype, double* sum, int64_t n, bool add) {
+  switch (dtype) {
+    case ACL_FLOAT16: return WidenRowOf(reinterpret_cast<const Half16*>(from), sum, n, add);
+    case ACL_BF16: return WidenRowOf(reinterpret_cast<const BFloat16*>(from), sum, n, add);
+    default: return WidenRowOf(reinterpret_cast<const float*>(from), sum, n, add);
+  }
+}
+
+// x = x1 + x2 (forward: + the full-shape addend, + the per-lane bias), added in float64 in
+// that order (x1 + x2 is exact there) and rounded once to the sum's dtype TS, into xOut's row
+// or the block's own; the row kernels then normalize that row.
+template <class TS>
+void AddInputs(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block, RowPointers* p) {
+  const int64_t n = plan.row_length;
+  char* area = ws.add + plan.add_block_bytes * static_cast<uint64_t>(block);
+  double* sum = reinterpret_cast<double*>(area);
+  WidenRow(p->row[kX], plan.dtype[kX], sum, n, false);
+  WidenRow(p->row[kX2], plan.dtype[kX2], sum, n, true);
+  if (!norm::IsBackward(plan.operation)) {
+    if (p->row[kAddend] != nullptr) WidenRow(p->row[kAddend], plan.dtype[kAddend], sum, n, true);
+    if (plan.add_bias.data != nullptr) {
+      for (int64_t j = 0; j < n; ++j) sum[j] += ws.add_bias[j];
+    }
+  }
+  if (p->row[kSum] == nullptr) p->row[kSum] = area + (static_cast<uint64_t>(n) * sizeof(double) + 63) / 64 * 64;
+  TS* out = reinterpret_cast<TS*>(p->row[kSum]);
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) StoreNarrow(hn::LoadU(d, sum + j), d, out + j);
+  for (; j < n; ++j) bn::StoreRounded(sum[j], out + j);
+  p->row[kX] = p->row[kSum];
 }
 
 inline char* StatAddress(const norm::SmallVector& v, int64_t r) {  // row r's statistic
@@ -235,7 +296,8 @@ template <class T, class To>
 void ForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
   const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
   for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
-    const RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
+    RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
+    if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
     const T* x = reinterpret_cast<const T*>(p.row[kX]);
     double mean = 0.0, rstd = NAN;  // an empty row (upstream: mean 0, rstd NaN)
     if (plan.row_length > 0) RowStatistics(plan, x, &mean, &rstd);
@@ -281,7 +343,12 @@ void BackwardLanes(const RowNormPlan& plan, const NormWorkspace& ws, int64_t r, 
     k = rstd * rstd * sum_wdyx / count;
   }
   To* dx = reinterpret_cast<To*>(p.row[kOut]);
-  BackwardRow<true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx));
+  const T* addend = reinterpret_cast<const T*>(p.row[kAddend]);
+  if (addend != nullptr) {
+    BackwardRow<true, T, To, true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx), addend);
+  } else {
+    BackwardRow<true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx));
+  }
 }
 
 // Backward, per-segment parameters (GroupNorm): each segment's sums of dy and dy (x - mean),
@@ -327,7 +394,8 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
   if (db != nullptr) std::fill_n(db, columns, 0.0);
   const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
   for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
-    const RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
+    RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
+    if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
     const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
     const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
     if (plan.PerLane()) {

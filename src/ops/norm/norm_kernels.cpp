@@ -18,7 +18,7 @@ namespace oa {
 namespace HWY_NAMESPACE {
 
 void NormRowBlock(const norm::RowNormPlan& plan, const norm::NormWorkspace& ws, int64_t block) {
-  switch (plan.dtype[norm::kX]) {
+  switch (plan.RowDtype()) {
     case ACL_FLOAT16: NormRowBlockF16(plan, ws, block); break;
     case ACL_BF16: NormRowBlockBf16(plan, ws, block); break;
     default: NormRowBlockF32(plan, ws, block);
@@ -114,6 +114,7 @@ void RunRowNormPlan(const RowNormPlan& plan, void* workspace) {
   const NormWorkspace ws(plan, workspace);
   ReadParameters(plan, plan.weight, 1.0, ws.weight);
   ReadParameters(plan, plan.bias, 0.0, ws.bias);
+  if (plan.add_bias.data != nullptr) ReadParameters(plan, plan.add_bias, 0.0, ws.add_bias);
   const auto run_block = HWY_DYNAMIC_DISPATCH(NormRowBlock);
   ParallelFor(plan.blocks, plan.max_threads, [&](int64_t block) { run_block(plan, ws, block); });
   if (IsBackward(plan.operation)) {

@@ -12,16 +12,20 @@ namespace norm {
 struct NormWorkspace {
   double* weight;    // Slots(): the weight per lane or channel (absent: 1)
   double* bias;      // Slots(): the bias (absent: 0)
+  double* add_bias;  // Slots(): the residual forward's per-lane addend (absent: unused)
   double* partials;  // backward: per block, 2 x Slots() column sums
   char* gather;      // gather: per block, one row of each big tensor
+  char* add;         // add_inputs: per block, the row's sum in float64 (and its rounded row)
 
   NormWorkspace(const RowNormPlan& plan, void* workspace) {
     char* base = static_cast<char*>(workspace);
     const uint64_t lanes_bytes = (static_cast<uint64_t>(plan.Slots()) * sizeof(double) + 63) / 64 * 64;
     weight = reinterpret_cast<double*>(base + plan.ws_params);
     bias = reinterpret_cast<double*>(base + plan.ws_params + lanes_bytes);
+    add_bias = reinterpret_cast<double*>(base + plan.ws_params + 2 * lanes_bytes);
     partials = reinterpret_cast<double*>(base + plan.ws_partials);
     gather = base + plan.ws_gather;
+    add = base + plan.ws_add;
   }
 };
 

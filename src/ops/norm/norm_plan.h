@@ -15,8 +15,10 @@ namespace norm {
 
 constexpr int kMaxDims = 8;
 
-// The big tensors, each [rows x row_length]: x (input), dy (gradOut), out (y or gradInput).
-enum BigTensor { kX = 0, kDy = 1, kOut = 2, kNumBigTensors = 3 };
+// The big tensors, each [rows x row_length]: x (input), dy (gradOut), out (y or gradInput);
+// with a residual add (RowNormPlan::add_inputs) also x2, the addend (the forward's
+// full-shape bias, the backward's dsum) and the sum x (xOut; null: only in the workspace).
+enum BigTensor { kX = 0, kDy = 1, kOut = 2, kX2 = 3, kAddend = 4, kSum = 5, kNumBigTensors = 6 };
 
 enum class Operation {
   kLayerNorm,          // y = (x - mean) * rstd * w + b; mean, rstd out
@@ -79,10 +81,17 @@ struct RowNormPlan {
 
   // ---- the big tensors (null: not used, or gradInput not requested) ----
   char* big[kNumBigTensors] = {};
-  aclDataType dtype[kNumBigTensors] = {ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
+  aclDataType dtype[kNumBigTensors] = {};  // ACL_FLOAT
   StridedIndex row_index[kNumBigTensors];   // row r -> offset of its first element
   StridedIndex lane_index[kNumBigTensors];  // lane j -> offset within the row
   bool gather = false;  // some big tensor's rows are not contiguous: rows go through the workspace
+  // The residual forms (AddRmsNorm, AddLayerNorm, AddLayerNormGrad): the row normalized is
+  // x = x1 + x2 (kX holds x1), plus in the forward the addend or the per-lane add_bias, each
+  // widened and the sum rounded once to dtype[kSum], the dtype the kernels run in; the
+  // backward adds its addend (dsum) to gradInput before rounding.
+  bool add_inputs = false;
+  // The dtype the row kernels are instantiated for: x's, or the sum's.
+  aclDataType RowDtype() const { return add_inputs ? dtype[kSum] : dtype[kX]; }
 
   // ---- the small tensors ----
   // The parameters: per lane (segments == 0: lane j uses weight[j], LayerNorm and RmsNorm),
@@ -102,6 +111,7 @@ struct RowNormPlan {
   bool PerLane() const { return segments == 0 || expand_segments; }
   SmallVector weight;       // absent: 1
   SmallVector bias;         // absent: 0 (kLayerNorm)
+  SmallVector add_bias;     // residual forward: a per-lane addend of x (absent: none)
   SmallVector mean;         // forward: output; backward: input (kLayerNormBackward)
   SmallVector rstd;         // forward: output; backward: input
   SmallVector grad_weight;  // backward outputs; null: not requested
@@ -118,10 +128,12 @@ struct RowNormPlan {
   int max_threads = 1;  // scheduling only
 
   // ---- workspace map (byte offsets) ----
-  uint64_t ws_params = 0;    // Slots() doubles each: weight, bias
+  uint64_t ws_params = 0;    // Slots() doubles each: weight, bias (and add_bias)
   uint64_t ws_partials = 0;  // backward: per block, Slots() doubles each: sum dy*xhat, sum dy
   uint64_t ws_gather = 0;    // gather: per block, one row of each big tensor in its dtype
   uint64_t gather_block_bytes = 0;
+  uint64_t ws_add = 0;  // add_inputs: per block, row_length doubles (the sum) and, without xOut, the rounded row
+  uint64_t add_block_bytes = 0;
   uint64_t workspace_bytes = 0;
 };
 

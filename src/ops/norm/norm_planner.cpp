@@ -114,7 +114,9 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   plan.row_length = DimsProduct(in.x->view_dims.data(), split, rank);
 
   plan.expand_segments = plan.segments > 0 && plan.row_length / plan.segments < kMinSegmentRun;
-  const aclTensor* big[kNumBigTensors] = {in.x, in.dy, in.out};
+  const aclTensor* big[kNumBigTensors] = {in.x, in.dy, in.out, in.x2, in.addend, in.sum_out};
+  plan.add_inputs = in.add_inputs;
+  plan.dtype[kSum] = in.sum_dtype;
   uint64_t row_bytes = 0;
   for (int t = 0; t < kNumBigTensors; ++t) {
     if (big[t] == nullptr) continue;
@@ -128,6 +130,7 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   }
   plan.weight = MakeSmallVector(in.weight);
   plan.bias = MakeSmallVector(in.bias);
+  plan.add_bias = MakeSmallVector(in.add_bias);
   plan.mean = MakeSmallVector(in.mean);
   plan.rstd = MakeSmallVector(in.rstd);
   plan.grad_weight = MakeSmallVector(in.grad_weight);
@@ -158,7 +161,7 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   // An output whose elements share addresses is written by one thread in row order, so the
   // result is still deterministic.
   const aclTensor* row_outputs[] = {in.out, IsBackward(plan.operation) ? nullptr : in.mean,
-                                    IsBackward(plan.operation) ? nullptr : in.rstd};
+                                    IsBackward(plan.operation) ? nullptr : in.rstd, in.sum_out};
   for (const aclTensor* out : row_outputs) {
     if (out != nullptr && ViewOverlapsItself(*out) != Overlap::kNo) plan.max_threads = 1;
   }
@@ -176,13 +179,20 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   const uint64_t lanes_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(plan.Slots()), sizeof(double), 0));
   uint64_t offset = 0;
   plan.ws_params = offset;
-  offset = CheckedBytes(2, lanes_bytes, offset);
+  offset = CheckedBytes(plan.add_bias.data != nullptr ? 3 : 2, lanes_bytes, offset);
   plan.ws_partials = offset;
   if (plan.want_column_sums()) offset = CheckedBytes(2 * lanes_bytes, static_cast<uint64_t>(plan.blocks), offset);
   plan.ws_gather = offset;
   if (plan.gather) {
     plan.gather_block_bytes = row_bytes;
     offset = CheckedBytes(row_bytes, static_cast<uint64_t>(plan.blocks), offset);
+  }
+  plan.ws_add = offset;
+  if (plan.add_inputs) {  // the sum in float64, and its rounded row when xOut does not hold it
+    const uint64_t length = static_cast<uint64_t>(plan.row_length);
+    plan.add_block_bytes = AlignUp(CheckedBytes(length, sizeof(double), 0));
+    if (in.sum_out == nullptr) plan.add_block_bytes += AlignUp(CheckedBytes(length, DataTypeSize(in.sum_dtype), 0));
+    offset = CheckedBytes(plan.add_block_bytes, static_cast<uint64_t>(plan.blocks), offset);
   }
   plan.workspace_bytes = offset;
   return plan;

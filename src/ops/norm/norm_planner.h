@@ -21,6 +21,15 @@ struct RowNormInputs {
   const aclTensor* rstd = nullptr;
   const aclTensor* grad_weight = nullptr;
   const aclTensor* grad_bias = nullptr;
+  // The residual forms: x is x1; the normalized row is x1 + x2 (+ addend + add_bias in the
+  // forward), rounded to sum_dtype and written to sum_out when given. The backward's addend
+  // (dsum) is added to gradInput.
+  bool add_inputs = false;
+  const aclTensor* x2 = nullptr;
+  const aclTensor* addend = nullptr;    // x's shape
+  const aclTensor* add_bias = nullptr;  // the normalized dims' shape
+  const aclTensor* sum_out = nullptr;
+  aclDataType sum_dtype = ACL_FLOAT;
   // Per-segment parameters (GroupNorm; see RowNormPlan::segments): 0 for per-lane ones.
   int64_t segments = 0;
   int64_t groups = 1;

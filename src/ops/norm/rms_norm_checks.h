@@ -1,7 +1,9 @@
-// The checks aclnnRmsNorm and aclnnRmsNormGrad share. Upstream generates both entry points
-// from their op definitions (no hand-written op_api), so the order is this library's:
-// nulls (ACLNN_ERR_PARAM_NULLPTR), dtypes (ACLNN_ERR_PARAM_INVALID), then shapes, which the
-// pages answer with ACLNN_ERR_INNER_TILING_ERROR.
+// The checks of the normalizations over gamma's trailing dims (aclnnRmsNorm, aclnnRmsNormGrad,
+// and the residual forms aclnnAddRmsNorm, aclnnAddLayerNorm, aclnnAddLayerNormGrad). Upstream
+// generates most of these entry points from their op definitions (no hand-written op_api),
+// so the order is this library's: nulls (ACLNN_ERR_PARAM_NULLPTR), dtypes
+// (ACLNN_ERR_PARAM_INVALID), then shapes, which the pages answer with
+// ACLNN_ERR_INNER_TILING_ERROR.
 #pragma once
 
 #include "ops/norm/norm_api.h"
@@ -42,9 +44,18 @@ inline aclnnStatus CheckGammaShape(const char* api, const char* x_name, const ac
   return ACLNN_SUCCESS;
 }
 
+// The residual LayerNorms' data tensors: 1 to 8 dims, none of them 0 (their pages allow no
+// empty tensor).
+inline aclnnStatus CheckNonEmptyRows(const char* api, const char* name, const aclTensor* t) {
+  OA_CHECK(t->Rank() >= 1 && t->Rank() <= kMaxRank && !t->IsEmpty(), ACLNN_ERR_INNER_TILING_ERROR,
+           "%s: %s must have 1 to 8 dims, none of them 0, got %s", api, name, Describe(*t).c_str());
+  return ACLNN_SUCCESS;
+}
+
 inline aclnnStatus CheckShapeAs(const char* api, const char* name, const aclTensor* t, const char* ref_name,
-                                const aclTensor* ref) {
-  OA_CHECK(t->view_dims == ref->view_dims, ACLNN_ERR_INNER_TILING_ERROR, "%s: %s must have %s's shape %s, got %s", api,
+                                const aclTensor* ref, aclnnStatus code = ACLNN_ERR_INNER_TILING_ERROR) {
+  if (t == nullptr) return ACLNN_SUCCESS;
+  OA_CHECK(t->view_dims == ref->view_dims, code, "%s: %s must have %s's shape %s, got %s", api,
            name, ref_name, DimsToString(ref->view_dims).c_str(), Describe(*t).c_str());
   return ACLNN_SUCCESS;
 }
