@@ -1,11 +1,15 @@
 // The normalization family (aclnnLayerNorm, aclnnLayerNormWithImplMode, aclnnLayerNormBackward,
-// aclnnRmsNorm, aclnnRmsNormGrad, aclnnGroupNorm, aclnnGroupNormBackward) on small real buffers built from fuzzed metadata, on a SIMD
+// aclnnRmsNorm, aclnnRmsNormGrad, aclnnGroupNorm, aclnnGroupNormBackward, aclnnAddRmsNorm,
+// aclnnAddLayerNorm, aclnnAddLayerNormGrad) on small real buffers built from fuzzed metadata, on a SIMD
 // target the input picks; the input also picks the API. Each call ends in a documented
 // status with a message, or a run that writes only inside its requested outputs' views;
 // an output that shares bytes with an input or another output must have been rejected.
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_add_layer_norm.h"
+#include "aclnnop/aclnn_add_layer_norm_grad.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
@@ -162,6 +166,95 @@ void FuzzRmsNormGrad(FuzzInput& input) {
   CheckPlacement(ran, {&dy, &x, &rstd, &gamma}, {{&dx, true}, {&dgamma, true}});
 }
 
+// The residual forms: x1 and x2 usually alike; the parameters of the trailing dims.
+void FuzzAddRmsNorm(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor x1(input, 1 + input.Below(5), dtype, ACL_FORMAT_ND);
+  const std::vector<int64_t> shape = x1.dims();
+  const std::vector<int64_t> norm = Trailing(shape, 1 + input.Below(3)), stat = StatisticShape(shape, norm.size());
+  FuzzTensor x2(input, shape.size(), input.Below(8) ? dtype : bnfuzz::PickFloatDtype(input), ACL_FORMAT_ND, nullptr,
+                &shape);
+  FuzzTensor gamma(input, norm.size(), input.Below(8) ? dtype : bnfuzz::PickFloatDtype(input), ACL_FORMAT_ND, nullptr,
+                   &norm);
+  FuzzTensor y(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor rstd(input, stat.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor x_out(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  const uint32_t mode = input.Below(4);  // 0, 1: every output; 2: xOut only; 3: neither
+  const bool with_rstd = mode < 2, with_x = mode < 3;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnAddRmsNormGetWorkspaceSize(
+      x1.get(), x2.get(), gamma.get(), FuzzDouble(input, 1e-6), y.get(), with_rstd ? rstd.get() : nullptr,
+      with_x ? x_out.get() : nullptr, &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran = bnfuzz::RunPlanned(status, bnfuzz::Affordable({&x1, &x2, &gamma, &y, &rstd, &x_out}),
+                                      workspace_size, executor, aclnnAddRmsNorm);
+  CheckPlacement(ran, {&x1, &x2, &gamma}, {{&y, true}, {&rstd, with_rstd}, {&x_out, with_x}});
+}
+
+void FuzzAddLayerNorm(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor x1(input, 1 + input.Below(5), dtype, ACL_FORMAT_ND);
+  const std::vector<int64_t> shape = x1.dims();
+  const std::vector<int64_t> norm = Trailing(shape, 1 + input.Below(3)), stat = StatisticShape(shape, norm.size());
+  FuzzTensor x2(input, shape.size(), input.Below(4) ? dtype : bnfuzz::PickFloatDtype(input), ACL_FORMAT_ND, nullptr,
+                &shape);
+  const aclDataType param = input.Below(2) ? ACL_FLOAT : dtype;
+  FuzzTensor gamma(input, norm.size(), param, ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor beta(input, norm.size(), param, ACL_FORMAT_ND, nullptr, &norm);
+  const bool full_bias = input.Below(2) == 0;
+  FuzzTensor bias(input, full_bias ? shape.size() : norm.size(), input.Below(2) ? dtype : ACL_FLOAT, ACL_FORMAT_ND,
+                  nullptr, full_bias ? &shape : &norm);
+  const aclDataType out_dtype = input.Below(4) ? dtype : ACL_FLOAT;
+  FuzzTensor y(input, shape.size(), out_dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor mean(input, stat.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor rstd(input, stat.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor x_out(input, shape.size(), out_dtype, ACL_FORMAT_ND, nullptr, &shape);
+  const bool omit_bias = input.Below(3) == 0, additional_output = input.Below(4) != 0;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnAddLayerNormGetWorkspaceSize(
+      x1.get(), x2.get(), gamma.get(), beta.get(), omit_bias ? nullptr : bias.get(), FuzzDouble(input, 1e-5),
+      additional_output, y.get(), mean.get(), rstd.get(), x_out.get(), &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran =
+      bnfuzz::RunPlanned(status, bnfuzz::Affordable({&x1, &x2, &gamma, &beta, &bias, &y, &mean, &rstd, &x_out}),
+                         workspace_size, executor, aclnnAddLayerNorm);
+  CheckPlacement(ran, {&x1, &x2, &gamma, &beta, &bias},
+                 {{&y, true}, {&mean, true}, {&rstd, true}, {&x_out, additional_output}});
+}
+
+void FuzzAddLayerNormGrad(FuzzInput& input) {
+  const aclDataType dtype = bnfuzz::PickFloatDtype(input);
+  FuzzTensor dy(input, 1 + input.Below(5), dtype, ACL_FORMAT_ND);
+  const std::vector<int64_t> shape = dy.dims();
+  const std::vector<int64_t> norm = Trailing(shape, 1 + input.Below(3)), stat = StatisticShape(shape, norm.size());
+  FuzzTensor x1(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor x2(input, shape.size(), input.Below(8) ? dtype : bnfuzz::PickFloatDtype(input), ACL_FORMAT_ND, nullptr,
+                &shape);
+  FuzzTensor rstd(input, stat.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor mean(input, stat.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor gamma(input, norm.size(), dtype, ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor dsum(input, shape.size(), dtype, ACL_FORMAT_ND, nullptr, &shape);
+  const uint32_t alias = input.Below(8);  // 0: dxOut in dy's storage
+  FuzzTensor dx(input, shape.size(), dtype, ACL_FORMAT_ND, alias == 0 ? &dy : nullptr, &shape);
+  FuzzTensor dgamma(input, norm.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &norm);
+  FuzzTensor dbeta(input, norm.size(), ACL_FLOAT, ACL_FORMAT_ND, nullptr, &norm);
+  const bool omit_dsum = input.Below(3) == 0;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnAddLayerNormGradGetWorkspaceSize(
+      dy.get(), x1.get(), x2.get(), rstd.get(), mean.get(), gamma.get(), omit_dsum ? nullptr : dsum.get(), dx.get(),
+      dgamma.get(), dbeta.get(), &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran =
+      bnfuzz::RunPlanned(status, bnfuzz::Affordable({&dy, &x1, &x2, &rstd, &mean, &gamma, &dsum, &dx, &dgamma, &dbeta}),
+                         workspace_size, executor, aclnnAddLayerNormGrad);
+  if (ran && dx.ElementCount() > 0) Require(!dx.SharesBytesWith(dy));
+  dy.CheckOnlyViewWritten(false, ran ? &dx : nullptr);
+  CheckPlacement(ran, {&x1, &x2, &rstd, &mean, &gamma, &dsum}, {{&dx, true}, {&dgamma, true}, {&dbeta, true}});
+}
+
 // N, C, HxW and group: usually the tensor's own ([N, C, *] with a divisor of C), sometimes
 // fuzzed (the attribute and shape checks).
 struct GroupArgs {
@@ -236,8 +329,18 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   FuzzInput input(data, size);
   // The first byte picks the API: its value mod 5 among the five row APIs (as before the
   // GroupNorm APIs came, so the saved findings still replay their API), a quarter of the
-  // values (byte / 5 % 4 == 1) the GroupNorm pair instead.
+  // values (byte / 5 % 4 == 1) the GroupNorm pair instead, another quarter (== 2) the
+  // residual forms.
   const uint8_t pick = input.Read<uint8_t>();
+  if (pick / 5 % 4 == 2) {
+    switch (pick % 3) {
+      case 0: FuzzAddRmsNorm(input); break;
+      case 1: FuzzAddLayerNorm(input); break;
+      default: FuzzAddLayerNormGrad(input); break;
+    }
+    aclGetRecentErrMsg();
+    return;
+  }
   if (pick / 5 % 4 == 1) {
     if (pick % 2 == 0) {
       FuzzGroupNorm(input);

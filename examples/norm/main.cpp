@@ -8,7 +8,12 @@
  *   4. aclnnRmsNormGrad: its gradients from step 3's rstd (dx, dgamma);
  *   5. aclnnGroupNorm: the same 8 values as [N = 1, C = 4, 2] in 2 groups of 2 channels, with
  *      per-channel gamma and beta (the weight and bias above); also mean and rstd ([1, 2]);
- *   6. aclnnGroupNormBackward: its gradients for dy from step 5's statistics.
+ *   6. aclnnGroupNormBackward: its gradients for dy from step 5's statistics;
+ *   7. aclnnAddRmsNorm: a residual block's add and norm, s = x + dy (written to xOut) and
+ *      RmsNorm(s) with gamma = the weight;
+ *   8. aclnnAddLayerNorm: the same add with LayerNorm(s) (weight, bias), mean and rstd;
+ *   9. aclnnAddLayerNormGrad: its gradients for dy from step 8's statistics, plus the
+ *      residual branch's gradient dsum = dy.
  * Each result is printed and checked against its formula evaluated here in double (to 1e-5);
  * the program exits 1 on any mismatch. Public headers only; every call's status is checked. */
 #include <cmath>
@@ -17,6 +22,9 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_add_layer_norm.h"
+#include "aclnnop/aclnn_add_layer_norm_grad.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
@@ -93,8 +101,9 @@ constexpr double kEps = 1e-5;
 
 int main(int argc, char** argv) {
   if (argc > 1) {
-    printf("usage: %s\nRuns aclnnLayerNorm, aclnnLayerNormBackward, aclnnRmsNorm, aclnnRmsNormGrad, aclnnGroupNorm "
-           "and aclnnGroupNormBackward on small tensors and checks their results.\n", argv[0]);
+    printf("usage: %s\nRuns aclnnLayerNorm, aclnnLayerNormBackward, aclnnRmsNorm, aclnnRmsNormGrad, aclnnGroupNorm, "
+           "aclnnGroupNormBackward, aclnnAddRmsNorm, aclnnAddLayerNorm and aclnnAddLayerNormGrad on small tensors "
+           "and checks their results.\n", argv[0]);
     return 0;
   }
   aclError ret = aclInit(nullptr);
@@ -109,6 +118,7 @@ int main(int argc, char** argv) {
   const std::vector<float> dy = {0.5f, -1, 0.25f, 1, 1, 1, -2, 0.5f};
   std::vector<float> y(8), mean(2), rstd(2), dx(8), dw(4), db(4), rms(8), rmsRstd(2), rmsDx(8), rmsDgamma(4);
   std::vector<float> gy(8), gMean(2), gRstd(2), gDx(8), gDgamma(4), gDbeta(4);
+  std::vector<float> arY(8), arRstd(2), arX(8), alY(8), alMean(2), alRstd(2), alX(8), alDx(8), alDgamma(4), alDbeta(4);
   std::vector<void*> devices;
   std::vector<aclTensor*> tensors;
   const auto make = [&](std::vector<float>& host, const std::vector<int64_t>& shape) -> aclTensor* {
@@ -129,6 +139,10 @@ int main(int argc, char** argv) {
   aclTensor *tgx = make(xs, {1, 4, 2}), *tgdy = make(dys, {1, 4, 2}), *tgy = make(gy, {1, 4, 2});
   aclTensor *tgMean = make(gMean, {1, 2}), *tgRstd = make(gRstd, {1, 2});
   aclTensor *tgDx = make(gDx, {1, 4, 2}), *tgDgamma = make(gDgamma, {4}), *tgDbeta = make(gDbeta, {4});
+  aclTensor *tarY = make(arY, {kRows, kCols}), *tarRstd = make(arRstd, {kRows, 1}), *tarX = make(arX, {kRows, kCols});
+  aclTensor *talY = make(alY, {kRows, kCols}), *talMean = make(alMean, {kRows, 1}), *talRstd = make(alRstd, {kRows, 1});
+  aclTensor *talX = make(alX, {kRows, kCols}), *talDx = make(alDx, {kRows, kCols});
+  aclTensor *talDgamma = make(alDgamma, {kCols}), *talDbeta = make(alDbeta, {kCols});
   for (aclTensor* t : tensors) CHECK_RET(t != nullptr, "tensor creation failed\n");
   const int64_t normValues[1] = {kCols};
   aclIntArray* normalizedShape = aclCreateIntArray(normValues, 1);
@@ -187,6 +201,32 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  /* 7. AddRmsNorm: s = x + dy, then RmsNorm(s) with gamma = w. */
+  status = aclnnAddRmsNormGetWorkspaceSize(tx, tdy, tw, kEps, tarY, tarRstd, tarX, &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnAddRmsNormGetWorkspaceSize failed: %d %s\n", status, aclGetRecentErrMsg());
+  if (Launch(aclnnAddRmsNorm, workspaceSize, executor, stream) != 0 || CopyBack(devices[22], &arY) ||
+      CopyBack(devices[23], &arRstd) || CopyBack(devices[24], &arX)) {
+    return 1;
+  }
+  /* 8. AddLayerNorm: the same sum, LayerNorm(s) with weight and bias (no biasOptional). */
+  status = aclnnAddLayerNormGetWorkspaceSize(tx, tdy, tw, tb, nullptr, kEps, true, talY, talMean, talRstd, talX,
+                                             &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnAddLayerNormGetWorkspaceSize failed: %d %s\n", status,
+            aclGetRecentErrMsg());
+  if (Launch(aclnnAddLayerNorm, workspaceSize, executor, stream) != 0 || CopyBack(devices[25], &alY) ||
+      CopyBack(devices[26], &alMean) || CopyBack(devices[27], &alRstd) || CopyBack(devices[28], &alX)) {
+    return 1;
+  }
+  /* 9. AddLayerNormGrad from step 8's statistics (rstd before mean), dsum = dy. */
+  status = aclnnAddLayerNormGradGetWorkspaceSize(tdy, tx, tdy, talRstd, talMean, tw, tdy, talDx, talDgamma, talDbeta,
+                                                 &workspaceSize, &executor);
+  CHECK_RET(status == ACLNN_SUCCESS, "aclnnAddLayerNormGradGetWorkspaceSize failed: %d %s\n", status,
+            aclGetRecentErrMsg());
+  if (Launch(aclnnAddLayerNormGrad, workspaceSize, executor, stream) != 0 || CopyBack(devices[29], &alDx) ||
+      CopyBack(devices[30], &alDgamma) || CopyBack(devices[31], &alDbeta)) {
+    return 1;
+  }
+
   /* The formulas in double. */
   std::vector<double> eY(8), eMean(2), eRstd(2), eDx(8), eDw(4, 0.0), eDb(4, 0.0), eRms(8), eRmsRstd(2), eRmsDx(8),
       eRmsDgamma(4, 0.0);
@@ -240,6 +280,36 @@ int main(int argc, char** argv) {
       eGDx[i] = rs * (w[c] * dy[i] - a - (x[i] - m) * rs * cterm);
     }
   }
+  /* The residual forms: the rows of s = x + dy (exact in float here), LayerNorm's and
+   * RmsNorm's formulas on them; the grad's dx adds dsum = dy. */
+  std::vector<double> eS(8), eArY(8), eArRstd(2), eAlY(8), eAlMean(2), eAlRstd(2), eAlDx(8), eAlDgamma(4, 0.0),
+      eAlDbeta(4, 0.0);
+  for (int r = 0; r < kRows; ++r) {
+    double sum = 0, squares = 0, meanSquare = 0;
+    for (int j = 0; j < kCols; ++j) eS[r * kCols + j] = double(x[r * kCols + j]) + dy[r * kCols + j];
+    const double* sr = &eS[r * kCols];
+    for (int j = 0; j < kCols; ++j) sum += sr[j];
+    const double m = sum / kCols;
+    for (int j = 0; j < kCols; ++j) squares += (sr[j] - m) * (sr[j] - m), meanSquare += sr[j] * sr[j];
+    const double rs = 1 / std::sqrt(squares / kCols + kEps), rr = 1 / std::sqrt(meanSquare / kCols + kEps);
+    eAlMean[r] = m;
+    eAlRstd[r] = rs;
+    eArRstd[r] = rr;
+    double a = 0, c = 0;
+    for (int j = 0; j < kCols; ++j) {
+      const double xhat = (sr[j] - m) * rs, g = dy[r * kCols + j];
+      eArY[r * kCols + j] = sr[j] * rr * w[j];
+      eAlY[r * kCols + j] = xhat * w[j] + b[j];
+      a += w[j] * g / kCols;
+      c += w[j] * g * xhat / kCols;
+      eAlDgamma[j] += g * xhat;
+      eAlDbeta[j] += g;
+    }
+    for (int j = 0; j < kCols; ++j) {
+      const double xhat = (sr[j] - m) * rs, g = dy[r * kCols + j];
+      eAlDx[r * kCols + j] = rs * (w[j] * g - a - xhat * c) + g;
+    }
+  }
   int mismatches = 0;
   mismatches += Report("aclnnLayerNorm out", y, eY);
   mismatches += Report("aclnnLayerNorm meanOut", mean, eMean);
@@ -257,6 +327,16 @@ int main(int argc, char** argv) {
   mismatches += Report("aclnnGroupNormBackward gradInput", gDx, eGDx);
   mismatches += Report("aclnnGroupNormBackward gradGammaOut", gDgamma, eGDgamma);
   mismatches += Report("aclnnGroupNormBackward gradBetaOut", gDbeta, eGDbeta);
+  mismatches += Report("aclnnAddRmsNorm yOut", arY, eArY);
+  mismatches += Report("aclnnAddRmsNorm rstdOut", arRstd, eArRstd);
+  mismatches += Report("aclnnAddRmsNorm xOut", arX, eS);
+  mismatches += Report("aclnnAddLayerNorm yOut", alY, eAlY);
+  mismatches += Report("aclnnAddLayerNorm meanOut", alMean, eAlMean);
+  mismatches += Report("aclnnAddLayerNorm rstdOut", alRstd, eAlRstd);
+  mismatches += Report("aclnnAddLayerNorm xOut", alX, eS);
+  mismatches += Report("aclnnAddLayerNormGrad dxOut", alDx, eAlDx);
+  mismatches += Report("aclnnAddLayerNormGrad dgammaOut", alDgamma, eAlDgamma);
+  mismatches += Report("aclnnAddLayerNormGrad dbetaOut", alDbeta, eAlDbeta);
 
   aclDestroyIntArray(normalizedShape);
   aclDestroyBoolArray(outputMask);

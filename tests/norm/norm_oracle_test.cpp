@@ -1,5 +1,7 @@
 // The normalization family against PyTorch (libtorch 1.13's native_layer_norm,
-// native_group_norm and their backwards; RmsNorm as torch's composite) on random problems in float32 and bfloat16: every
+// native_group_norm and their backwards; RmsNorm as torch's composite; the residual forms as
+// torch's norm of the sum x1 + x2 (+ bias), their grad's dx as torch's plus dsum) on random
+// problems in float32 and bfloat16: every
 // output is at least as close to the wide-precision reference as torch's, element for
 // element at the worst one (the spec: no worse than PyTorch's error against float64).
 #include "norm/norm_test_common.h"
@@ -59,9 +61,14 @@ TEST_P(NormOracle, NoWorseThanTorch) {
     Case c = RandomCase(GetParam(), seed);
     // torch takes one dtype for every tensor, and gives a weight to both or neither.
     c.io = c.out = c.param = dtypes[seed % 2];
-    c.stat = Centred(c.op) ? c.io : ACL_FLOAT;
-    c.grad = c.op == Op::kRmsNormGrad ? ACL_FLOAT : c.io;
-    c.mean_out = c.rstd_out = true;
+    // The residual forms' statistics and parameter gradients are float32 (their contract).
+    c.stat = Centred(c.op) && !Residual(c.op) ? c.io : ACL_FLOAT;
+    c.grad = c.op == Op::kRmsNormGrad || c.op == Op::kAddLayerNormGrad ? ACL_FLOAT : c.io;
+    c.mean_out = c.rstd_out = c.x_out = true;
+    c.x2 = ACL_DT_UNDEFINED;  // x1's dtype
+    // torch's layer-norm backward takes the statistics in the data's dtype; the residual
+    // grad's are float32, so it is compared in float32 only.
+    if (c.op == Op::kAddLayerNormGrad) c.io = c.out = c.param = ACL_FLOAT;
     c.mask = {true, true, true};
     if (HasBias(c.op)) c.bias = c.weight;
     Problem p(c);
@@ -72,6 +79,13 @@ TEST_P(NormOracle, NoWorseThanTorch) {
                db = Like(p.grad_bias);
     const std::vector<int64_t> norm = c.NormShape();
     const oracle::View none;
+    // The residual forms: torch normalizes the exact sum rounded once (checked against the
+    // reference by CheckOutputs), the row our kernels normalize.
+    HostTensor sum;
+    if (Residual(c.op)) {
+      sum = HostTensor(c.SumDtype(), c.shape, support::ContiguousStrides(c.shape));
+      for (int64_t i = 0; i < sum.count(); ++i) sum.Set(i, ref.sum[i]);
+    }
     switch (c.op) {
       case Op::kLayerNorm:
         oracle::NativeLayerNorm(ViewOf(p.x), norm, c.weight ? ViewOf(p.weight) : none, c.bias ? ViewOf(p.bias) : none,
@@ -118,6 +132,28 @@ TEST_P(NormOracle, NoWorseThanTorch) {
           ExpectNoWorseThanTorch("gradBeta", p.grad_bias, db, ref.db, ref.db_scale, c);
         }
         break;
+      case Op::kAddRmsNorm:
+        oracle::RmsNorm(ViewOf(sum), ViewOf(p.weight), static_cast<float>(c.eps), ViewOf(out), ViewOf(rstd));
+        ExpectNoWorseThanTorch("y", p.out, out, ref.out, ref.out_scale, c);
+        ExpectNoWorseThanTorch("rstd", p.rstd, rstd, ref.rstd, ref.rstd_scale, c);
+        break;
+      case Op::kAddLayerNorm:
+        oracle::NativeLayerNorm(ViewOf(sum), norm, ViewOf(p.weight), ViewOf(p.bias), static_cast<float>(c.eps),
+                                ViewOf(out), ViewOf(mean), ViewOf(rstd));
+        ExpectNoWorseThanTorch("y", p.out, out, ref.out, ref.out_scale, c);
+        ExpectNoWorseThanTorch("mean", p.mean, mean, ref.mean, ref.mean_scale, c);
+        ExpectNoWorseThanTorch("rstd", p.rstd, rstd, ref.rstd, ref.rstd_scale, c);
+        break;
+      case Op::kAddLayerNormGrad:
+        oracle::NativeLayerNormBackward(ViewOf(p.dy), ViewOf(sum), norm, ViewOf(p.mean), ViewOf(p.rstd),
+                                        ViewOf(p.weight), none, ViewOf(out), ViewOf(dw), ViewOf(db));
+        if (c.addend) {  // autograd adds dsum to torch's dx, in dx's dtype
+          for (int64_t i = 0; i < out.count(); ++i) out.Set(i, out.Get(i) + p.addend.Get(i));
+        }
+        ExpectNoWorseThanTorch("dx", p.out, out, ref.out, ref.out_scale, c);
+        ExpectNoWorseThanTorch("dgamma", p.grad_weight, dw, ref.dw, ref.dw_scale, c);
+        ExpectNoWorseThanTorch("dbeta", p.grad_bias, db, ref.db, ref.db_scale, c);
+        break;
     }
     if (HasFailure()) return;
   }
@@ -125,7 +161,8 @@ TEST_P(NormOracle, NoWorseThanTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, NormOracle,
                          ::testing::Values(Op::kLayerNorm, Op::kRmsNorm, Op::kLayerNormBackward, Op::kRmsNormGrad,
-                                           Op::kGroupNorm, Op::kGroupNormBackward),
+                                           Op::kGroupNorm, Op::kGroupNormBackward, Op::kAddRmsNorm,
+                                           Op::kAddLayerNorm, Op::kAddLayerNormGrad),
                          [](const ::testing::TestParamInfo<Op>& info) { return std::string(OpName(info.param)); });
 
 }  // namespace
