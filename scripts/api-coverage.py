@@ -21,6 +21,16 @@ UPSTREAM_LIST = ROOT / "docs/api/cann-operator-headers.txt"
 
 # Per operator header: (dtypes of the activations, formats, the page with every rule).
 OPERATORS = {
+    "aclnn_add_layer_norm.h": ("FLOAT, FLOAT16, BF16 (x1, x2 alike with gamma, beta in their dtype or, 16-bit, FLOAT; or "
+                               "x1, x2 mixed with one FLOAT and everything else FLOAT; meanOut, rstdOut FLOAT)",
+                               "1-8 dims, no dim 0, rows over gamma's trailing dims, any strides",
+                               "aclnnAddLayerNorm.md"),
+    "aclnn_add_layer_norm_grad.h": ("FLOAT, FLOAT16, BF16 (x1, x2, gamma, dsum, dx: dy's; rstd, mean, dgamma, dbeta "
+                                    "FLOAT)", "1-8 dims, no dim 0, rows over gamma's trailing dims, any strides",
+                                    "aclnnAddLayerNormGrad.md"),
+    "aclnn_add_rms_norm.h": ("FLOAT, FLOAT16, BF16 (every tensor x1's, rstdOut FLOAT; FLOAT16, BF16 without rstdOut)",
+                             "1-8 dims, rows over gamma's trailing dims (without rstdOut: the last), any strides",
+                             "aclnnAddRmsNorm.md"),
     "aclnn_batch_norm.h": ("FLOAT, FLOAT16, BF16 (per-channel tensors any of these)",
                            "2-8 dims, channel dim 1; NCDHW / NDHWC for 5-D", "aclnnBatchNorm.md"),
     "aclnn_batch_norm_backward.h": ("FLOAT, FLOAT16, BF16", "2-8 dims, channel dim 1", "aclnnBatchNormBackward.md"),
@@ -111,6 +121,8 @@ OPERATORS = {
 # no op_api/ source, so --derive cannot list them): header -> repository. Only those this
 # package provides; upstream's pages name them (e.g. norm/rms_norm/docs/aclnnRmsNorm.md).
 GENERATED = {
+    "aclnn_add_layer_norm.h": "ops-nn",
+    "aclnn_add_layer_norm_grad.h": "ops-nn",
     "aclnn_rms_norm.h": "ops-nn",
     "aclnn_rms_norm_grad.h": "ops-nn",
 }

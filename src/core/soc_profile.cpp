@@ -64,6 +64,7 @@ SocProfile Load() {
   profile.norm_bf16 = chip != Chip::k910 && chip != Chip::k310P;
   profile.batch_norm_channels_last = chip == Chip::k950;  // the register-based kernels only
   profile.save_invstd_is_variance = chip != Chip::k950;  // every chip with upstream's TBE / BatchNormV3 path
+  profile.sync_gather_stats_bf16 = chip == Chip::k950;
   return profile;
 }
 
@@ -103,6 +104,12 @@ constexpr MissingKernel kMissingKernels[] = {
     {"aclnnAddRmsNormGetWorkspaceSize", Chip::k910},
     {"aclnnAddLayerNormGetWorkspaceSize", Chip::k910},
     {"aclnnAddLayerNormGradGetWorkspaceSize", Chip::k910},
+    // ops-nn norm/bn_training_reduce and sync_batch_norm_gather_stats: their pages list the
+    // 950 and Atlas A2/A3 only, and their op definitions register the 950's kernels only.
+    {"aclnnBatchNormReduceGetWorkspaceSize", Chip::k910},
+    {"aclnnBatchNormReduceGetWorkspaceSize", Chip::k310P},
+    {"aclnnSyncBatchNormGatherStatsGetWorkspaceSize", Chip::k910},
+    {"aclnnSyncBatchNormGatherStatsGetWorkspaceSize", Chip::k310P},
 };
 
 }  // namespace

@@ -33,6 +33,8 @@ struct SocProfile {
   // aclnnBatchNorm training writes the biased batch variance into saveInvstd, and the
   // backward (aclnnBatchNormBackward, aclnnFastBatchNormBackward) reads the slot as a variance.
   bool save_invstd_is_variance = false;  // 910, 910B, 910_93, 310P
+  // aclnnSyncBatchNormGatherStats takes BFLOAT16 on the 950's register-based arch only.
+  bool sync_gather_stats_bf16 = true;
   // The normalization family (src/ops/norm): BFLOAT16 only where upstream's op_api lists it
   // (DAV_2201 and the 950's register-based arch; 910 and 310P take FLOAT and FLOAT16).
   bool norm_bf16 = true;

@@ -5,8 +5,10 @@
 //     operator refuses with a message naming the variable);
 //   - BFLOAT16 refused by the batch-norm family on 910 and 310P, by the upsample forward on
 //     310P;
-//   - the upsample forward refused on 910, its backward on 910 and 310P (no kernel there:
-//     ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+//   - the upsample forward refused on 910, its backward on 910 and 310P, the residual norms
+//     (aclnnAddRmsNorm, aclnnAddLayerNorm, aclnnAddLayerNormGrad) on 910, the batch-norm sums
+//     path (aclnnBatchNormReduce, aclnnSyncBatchNormGatherStats) on 910 and 310P (no kernel
+//     there: ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
 //   - NHWC / NDHWC refused by aclnnBatchNorm, aclnnBatchNormBackward and
 //     aclnnFastBatchNormBackward on every chip but the 950;
 //   - aclnnBatchNorm training writes the biased batch variance into saveInvstd on every chip
@@ -17,6 +19,7 @@
 // the chip.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -24,10 +27,15 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_add_layer_norm.h"
+#include "aclnnop/aclnn_add_layer_norm_grad.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_batch_norm.h"
 #include "aclnnop/aclnn_batch_norm_backward.h"
+#include "aclnnop/aclnn_batch_norm_reduce.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
+#include "aclnnop/aclnn_sync_batch_norm_gather_stats.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
 
@@ -46,6 +54,7 @@ struct Expectation {
   bool known = true;
   bool batch_norm_bf16 = true, channels_last = true, save_variance = false, upsample_bf16 = true;
   bool upsample_forward = true, upsample_backward = true;  // the chip has a kernel
+  bool residual_norm = true, sums_path = true;              // the chip has a kernel
 };
 
 Expectation Expected() {
@@ -66,6 +75,8 @@ Expectation Expected() {
   e.upsample_bf16 = !a310p;
   e.upsample_forward = !a910;
   e.upsample_backward = !(a910 || a310p);
+  e.residual_norm = !a910;
+  e.sums_path = !(a910 || a310p);
   return e;
 }
 
@@ -218,6 +229,71 @@ TEST(SocProfile, OperatorsWithoutKernelOnTheChip) {
         &ws, &exec);
     status = RunTwoPhase(status, ws, exec, aclnnUpsampleNearestExact3dBackward);
     ExpectSupportedOnlyIf(e.upsample_backward, status, e, "no kernel", ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  }
+}
+
+TEST(SocProfile, NormalizationOperatorsWithoutKernelOnTheChip) {
+  const Expectation e = Expected();
+  if (!e.known) GTEST_SKIP();
+  std::vector<float> a(8, 1.0f), b(8, 0.5f), gamma(4, 1.0f), beta(4, 0.0f), y(8), x_out(8), stats(2, 1.0f),
+      stats2(2, 1.0f), grad(4), grad2(4);
+  const auto run = [&](aclnnStatus status, uint64_t ws, aclOpExecutor* exec, auto phase2) {
+    return RunTwoPhase(status, ws, exec, phase2);
+  };
+  uint64_t ws = 0;
+  aclOpExecutor* exec = nullptr;
+  {
+    Tensors t;
+    const aclnnStatus status = aclnnAddRmsNormGetWorkspaceSize(
+        t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, a.data()), t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, b.data()),
+        t.Make({4}, ACL_FLOAT, ACL_FORMAT_ND, gamma.data()), 1e-6, t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, y.data()),
+        t.Make({2, 1}, ACL_FLOAT, ACL_FORMAT_ND, stats.data()), t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, x_out.data()),
+        &ws, &exec);
+    ExpectSupportedOnlyIf(e.residual_norm, run(status, ws, exec, aclnnAddRmsNorm), e, "no kernel",
+                          ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  }
+  {
+    Tensors t;
+    const aclnnStatus status = aclnnAddLayerNormGetWorkspaceSize(
+        t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, a.data()), t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, b.data()),
+        t.Make({4}, ACL_FLOAT, ACL_FORMAT_ND, gamma.data()), t.Make({4}, ACL_FLOAT, ACL_FORMAT_ND, beta.data()),
+        nullptr, 1e-5, true, t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, y.data()),
+        t.Make({2, 1}, ACL_FLOAT, ACL_FORMAT_ND, stats.data()), t.Make({2, 1}, ACL_FLOAT, ACL_FORMAT_ND, stats2.data()),
+        t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, x_out.data()), &ws, &exec);
+    ExpectSupportedOnlyIf(e.residual_norm, run(status, ws, exec, aclnnAddLayerNorm), e, "no kernel",
+                          ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  }
+  {
+    Tensors t;
+    std::fill(stats.begin(), stats.end(), 1.0f);
+    const aclnnStatus status = aclnnAddLayerNormGradGetWorkspaceSize(
+        t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, b.data()), t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, a.data()),
+        t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, b.data()), t.Make({2, 1}, ACL_FLOAT, ACL_FORMAT_ND, stats.data()),
+        t.Make({2, 1}, ACL_FLOAT, ACL_FORMAT_ND, stats2.data()), t.Make({4}, ACL_FLOAT, ACL_FORMAT_ND, gamma.data()),
+        nullptr, t.Make({2, 4}, ACL_FLOAT, ACL_FORMAT_ND, y.data()), t.Make({4}, ACL_FLOAT, ACL_FORMAT_ND, grad.data()),
+        t.Make({4}, ACL_FLOAT, ACL_FORMAT_ND, grad2.data()), &ws, &exec);
+    ExpectSupportedOnlyIf(e.residual_norm, run(status, ws, exec, aclnnAddLayerNormGrad), e, "no kernel",
+                          ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  }
+  {
+    Tensors t;
+    const aclnnStatus status = aclnnBatchNormReduceGetWorkspaceSize(
+        t.Make({1, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW, a.data()), t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, grad.data()),
+        t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, grad2.data()), &ws, &exec);
+    ExpectSupportedOnlyIf(e.sums_path, run(status, ws, exec, aclnnBatchNormReduce), e, "no kernel",
+                          ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  }
+  {
+    Tensors t;
+    std::vector<float> sums = {1, 2, 3, 4}, squares = {2, 5, 10, 17}, counts = {2, 2}, running = {0, 1, 0, 1};
+    const aclnnStatus status = aclnnSyncBatchNormGatherStatsGetWorkspaceSize(
+        t.Make({2, 2}, ACL_FLOAT, ACL_FORMAT_ND, sums.data()), t.Make({2, 2}, ACL_FLOAT, ACL_FORMAT_ND, squares.data()),
+        t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, counts.data()), t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, running.data()),
+        t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, running.data() + 2), 0.1f, 1e-5f,
+        t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, grad.data()), t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, grad2.data()), &ws,
+        &exec);
+    ExpectSupportedOnlyIf(e.sums_path, run(status, ws, exec, aclnnSyncBatchNormGatherStats), e, "no kernel",
+                          ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
   }
 }
 

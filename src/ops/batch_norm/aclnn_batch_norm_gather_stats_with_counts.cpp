@@ -3,10 +3,8 @@
 #include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
 
 #include <memory>
-#include <string>
 
-#include "ops/batch_norm/batch_norm_api.h"
-#include "ops/batch_norm/batch_norm_gather_kernels.h"
+#include "ops/batch_norm/batch_norm_gather_api.h"
 
 namespace oa {
 namespace bn {
@@ -26,40 +24,6 @@ struct Arguments {
   const aclTensor* mean_all;
   const aclTensor* invstd_all;
 };
-
-struct GatherStatsExecutor : aclOpExecutor {
-  GatherStatsPlan plan;
-  std::string Execute(void* /*workspace*/) override {
-    RunGatherStats(plan);
-    return {};
-  }
-  std::string PlanSummary() const override {
-    if (plan.empty) return "empty";
-    return "ranks=" + std::to_string(plan.ranks) + "/channels=" + std::to_string(plan.channels);
-  }
-  int PlanThreads() const override { return 1; }
-};
-
-int64_t ElementBytes(const aclTensor& t) { return static_cast<int64_t>(DataTypeSize(t.dtype)); }
-
-StridedMatrix MatrixOf(const aclTensor& t) {
-  StridedMatrix m;
-  m.data = ElementAddress(t);
-  m.dtype = t.dtype;
-  m.row_stride_bytes = t.strides[0] * ElementBytes(t);
-  m.col_stride_bytes = t.strides[1] * ElementBytes(t);
-  return m;
-}
-
-ChannelVector VectorOf(const aclTensor* t) {
-  ChannelVector v;
-  if (t == nullptr) return v;
-  v.data = ElementAddress(*t);
-  v.dtype = t->dtype;
-  v.stride_bytes = t->strides[0] * ElementBytes(*t);
-  v.length = t->view_dims[0];
-  return v;
-}
 
 GatherStatsPlan MakeGatherStatsPlan(const Arguments& a) {
   GatherStatsPlan p;

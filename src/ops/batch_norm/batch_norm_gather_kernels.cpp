@@ -1,8 +1,10 @@
-// The parallel (Chan) combination of per-rank batch statistics, in float64 over the ranks
-// in rank order; each output is rounded once to its dtype.
+// The global statistics from per-rank ones, in float64 over the ranks in rank order: the
+// parallel (Chan) combination of means and invstds, or the sums of sums; each output is
+// rounded once to its dtype.
 #include "ops/batch_norm/batch_norm_gather_kernels.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "ops/batch_norm/batch_norm_channel_io.h"
@@ -17,6 +19,16 @@ double ReadAt(const StridedMatrix& m, int64_t row, int64_t col) {
 
 double ReadAt(const ChannelVector& v, int64_t i) { return ReadElement(v.data + i * v.stride_bytes, v.dtype); }
 
+// A count of aclnnSyncBatchNormGatherStats: upstream casts the counts to int32 first.
+double ReadCount(const ChannelVector& v, int64_t i) {
+  if (v.dtype == ACL_INT32) {
+    int32_t count;
+    std::memcpy(&count, v.data + i * v.stride_bytes, sizeof count);
+    return count;
+  }
+  return std::trunc(ReadAt(v, i));
+}
+
 void WriteAt(const ChannelVector& v, int64_t i, double value) {
   WriteElement(v.data + i * v.stride_bytes, v.dtype, value);
 }
@@ -26,9 +38,40 @@ void WriteAt(const ChannelVector& v, int64_t i, double value) {
 // Negative (out-of-contract) counts enter the formula as upstream's do.
 bool Contributes(double count) { return count != 0.0; }
 
+void UpdateRunning(const GatherStatsPlan& plan, int64_t c, double mean, double unbiased_variance) {
+  const double keep = 1.0 - plan.momentum;
+  if (plan.running_mean.data != nullptr) {
+    WriteAt(plan.running_mean, c, keep * ReadAt(plan.running_mean, c) + plan.momentum * mean);
+  }
+  if (plan.running_var.data != nullptr) {
+    WriteAt(plan.running_var, c, keep * ReadAt(plan.running_var, c) + plan.momentum * unbiased_variance);
+  }
+}
+
+// S = the counts' total; mean = sum / S, variance = sumOfSquares / S - mean^2 (biased; the
+// unbiased one for the running variance: * S / (S - 1)), with no clamping, as upstream: the
+// formula's own result for S of 0 or 1 and for sums that are not a batch's.
+void RunGatherSums(const GatherStatsPlan& plan) {
+  double total = 0.0;
+  for (int64_t n = 0; n < plan.ranks; ++n) total += ReadCount(plan.counts, n);
+  for (int64_t c = 0; c < plan.channels; ++c) {
+    double sum = 0.0, squares = 0.0;
+    for (int64_t n = 0; n < plan.ranks; ++n) {
+      sum += ReadAt(plan.mean, n, c);
+      squares += ReadAt(plan.invstd, n, c);
+    }
+    const double mean = sum / total;
+    const double variance = squares / total - mean * mean;
+    WriteAt(plan.mean_all, c, mean);
+    WriteAt(plan.invstd_all, c, 1.0 / std::sqrt(variance + plan.eps));
+    UpdateRunning(plan, c, mean, variance * total / (total - 1.0));
+  }
+}
+
 }  // namespace
 
 void RunGatherStats(const GatherStatsPlan& plan) {
+  if (plan.gathered == GatheredKind::kSums) return RunGatherSums(plan);
   if (plan.empty) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (int64_t c = 0; c < plan.channels; ++c) {
@@ -60,17 +103,10 @@ void RunGatherStats(const GatherStatsPlan& plan) {
     }
     WriteAt(plan.mean_all, c, mean);
     WriteAt(plan.invstd_all, c, 1.0 / std::sqrt(m2 / total + plan.eps));
-    const double keep = 1.0 - plan.momentum;
-    if (plan.running_mean.data != nullptr) {
-      WriteAt(plan.running_mean, c, keep * ReadAt(plan.running_mean, c) + plan.momentum * mean);
-    }
-    if (plan.running_var.data != nullptr) {
-      // Unbiased with the global count: Nt == 1 gives inf or NaN, as the formula says. With
-      // Nt == 0 the formula's 0 / -1 would be a quiet -0; the spec wants NaN there, like the
-      // other results (there are no statistics to update with).
-      const double unbiased = total == 0.0 ? std::numeric_limits<double>::quiet_NaN() : m2 / (total - 1.0);
-      WriteAt(plan.running_var, c, keep * ReadAt(plan.running_var, c) + plan.momentum * unbiased);
-    }
+    // Unbiased with the global count: Nt == 1 gives inf or NaN, as the formula says. With
+    // Nt == 0 the formula's 0 / -1 would be a quiet -0; the spec wants NaN there, like the
+    // other results (there are no statistics to update with).
+    UpdateRunning(plan, c, mean, total == 0.0 ? std::numeric_limits<double>::quiet_NaN() : m2 / (total - 1.0));
   }
 }
 

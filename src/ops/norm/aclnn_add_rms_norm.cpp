@@ -31,7 +31,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x1, const aclTensor* x2, const acl
   OA_CHECK(workspace_size != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", kApi);
   OA_CHECK(executor != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", kApi);
   OA_CHECK(rstd == nullptr || x_out != nullptr, ACLNN_ERR_PARAM_NULLPTR,
-           "%s: xOut must not be null when rstdOut is given (pass neither for the yOut-only form)", kApi);
+           "%s: xOut must not be null when rstdOut is given (the forms without rstdOut take xOut or nothing)", kApi);
   const bool full_mode = rstd != nullptr;  // mode 0: every output
   const Named tensors[] = {{"x1", x1}, {"x2", x2}, {"gamma", gamma}, {"yOut", y}};
   for (const Named& n : tensors) OA_RETURN_IF_ERROR(CheckNotNull(kApi, n));

@@ -258,8 +258,11 @@ inline void WidenRow(const char* from, aclDataType dtype, double* sum, int64_t n
 }
 
 // x = x1 + x2 (forward: + the full-shape addend, + the per-lane bias), added in float64 in
-// that order (x1 + x2 is exact there) and rounded once to the sum's dtype TS, into xOut's row
-// or the block's own; the row kernels then normalize that row.
+// that order and rounded to the sum's dtype TS, into xOut's row or the block's own; the row
+// kernels then normalize that row. x1 + x2 of 16-bit data is exact in float64; of float32
+// data it is inexact only when the two are 2^29 apart, and the float rounding of that
+// float64 sum is still the correctly rounded one (float64 holds more than twice float32's
+// precision). A third term (the bias) rounds once more in float64 first.
 template <class TS>
 void AddInputs(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block, RowPointers* p) {
   const int64_t n = plan.row_length;
