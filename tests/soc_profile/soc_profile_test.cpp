@@ -55,6 +55,7 @@ struct Expectation {
   bool batch_norm_bf16 = true, channels_last = true, save_variance = false, upsample_bf16 = true;
   bool upsample_forward = true, upsample_backward = true;  // the chip has a kernel
   bool residual_norm = true, sums_path = true;              // the chip has a kernel
+  bool gather_sums_bf16 = true;                             // aclnnSyncBatchNormGatherStats
 };
 
 Expectation Expected() {
@@ -77,6 +78,7 @@ Expectation Expected() {
   e.upsample_backward = !(a910 || a310p);
   e.residual_norm = !a910;
   e.sums_path = !(a910 || a310p);
+  e.gather_sums_bf16 = starts("Ascend950");
   return e;
 }
 
@@ -294,6 +296,18 @@ TEST(SocProfile, NormalizationOperatorsWithoutKernelOnTheChip) {
         &exec);
     ExpectSupportedOnlyIf(e.sums_path, run(status, ws, exec, aclnnSyncBatchNormGatherStats), e, "no kernel",
                           ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  }
+  if (e.sums_path) {  // BFLOAT16 sums: the 950 only
+    Tensors t;
+    std::vector<uint16_t> sums(4, 0x3F80), squares(4, 0x4000), running(4, 0x3F80), out(4);  // 1, 2, 1
+    std::vector<float> counts = {2, 2};
+    const aclnnStatus status = aclnnSyncBatchNormGatherStatsGetWorkspaceSize(
+        t.Make({2, 2}, ACL_BF16, ACL_FORMAT_ND, sums.data()), t.Make({2, 2}, ACL_BF16, ACL_FORMAT_ND, squares.data()),
+        t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, counts.data()), t.Make({2}, ACL_BF16, ACL_FORMAT_ND, running.data()),
+        t.Make({2}, ACL_BF16, ACL_FORMAT_ND, running.data() + 2), 0.1f, 1e-5f,
+        t.Make({2}, ACL_BF16, ACL_FORMAT_ND, out.data()), t.Make({2}, ACL_BF16, ACL_FORMAT_ND, out.data() + 2), &ws,
+        &exec);
+    ExpectSupportedOnlyIf(e.gather_sums_bf16, run(status, ws, exec, aclnnSyncBatchNormGatherStats), e, "bfloat16");
   }
 }
 

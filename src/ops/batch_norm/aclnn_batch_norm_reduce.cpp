@@ -16,6 +16,15 @@ namespace {
 constexpr const char* kApi = "aclnnBatchNormReduceGetWorkspaceSize";
 constexpr const char* kRunApi = "aclnnBatchNormReduce";
 
+// x is the plan's dy as well; bound once (upstream's numbering: x, then sum and squareSum),
+// so the run reads dy from wherever x is bound now.
+struct BatchNormReduceExecutor : BatchNormExecutor {
+  std::string Execute(void* workspace) override {
+    plan.big[kDy] = plan.big[kX];
+    return BatchNormExecutor::Execute(workspace);
+  }
+};
+
 aclnnStatus CheckSumsFloat32(const aclTensor* sum, const aclTensor* square_sum) {
   for (const Named& n : {Named{"sum", sum}, Named{"squareSum", square_sum}}) {
     OA_CHECK(n.tensor->dtype == ACL_FLOAT, ACLNN_ERR_PARAM_INVALID, "%s: %s must be float32, got %s", kApi, n.name,
@@ -44,9 +53,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* squa
 
   const auto bind = [&](BatchNormExecutor* exec) {
     BatchNormPlan& p = exec->plan;
-    exec->DeclareTensors({"x", "x"}, {"sum", "squareSum"});  // x is read as both dy and x
+    exec->DeclareTensors({"x"}, {"sum", "squareSum"});
     exec->BindInput(0, x, &p.big[kX]);
-    exec->BindInput(1, x, &p.big[kDy]);
     exec->BindOutput(0, sum, &p.sum_dy_out.data);
     exec->BindOutput(1, square_sum, &p.sum_dyxmu_out.data);
   };
@@ -55,9 +63,11 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* squa
   if (x->IsEmpty() || sum->IsEmpty() || square_sum->IsEmpty()) {
     OA_RETURN_IF_ERROR(CheckSumsFloat32(sum, square_sum));
     OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, {"sum", sum}, {"squareSum", square_sum}));
+    OA_RETURN_IF_ERROR(CheckHasData(kApi, {"sum", sum}));
+    OA_RETURN_IF_ERROR(CheckHasData(kApi, {"squareSum", square_sum}));
     const BatchNormPlan plan = MakeFillPlan(Operation::kReduceBackward, {{&BatchNormPlan::sum_dy_out, sum, 0.0},
                                                                          {&BatchNormPlan::sum_dyxmu_out, square_sum, 0.0}});
-    return PublishPlan(kRunApi, plan, bind, workspace_size, executor);
+    return PublishPlanExecutor<BatchNormReduceExecutor>(kRunApi, plan, bind, workspace_size, executor);
   }
 
   OA_RETURN_IF_ERROR(CheckFloatDtype(kApi, "x", x));
@@ -90,7 +100,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* squa
   in.training = true;
   in.sum_dy_out = sum;
   in.sum_dyxmu_out = square_sum;
-  return PublishPlan(kRunApi, MakePlan(in, NumThreads()), bind, workspace_size, executor);
+  return PublishPlanExecutor<BatchNormReduceExecutor>(kRunApi, MakePlan(in, NumThreads()), bind, workspace_size,
+                                                      executor);
 }
 
 }  // namespace

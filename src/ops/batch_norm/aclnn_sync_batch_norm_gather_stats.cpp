@@ -30,10 +30,11 @@ struct Arguments {
 aclnnStatus CheckGatherDtype(const Named& n, bool count) {
   const aclDataType d = n.tensor->dtype;
   const bool bf16 = CurrentSocProfile().sync_gather_stats_bf16;
+  const char* allowed = bf16 ? (count ? "float32, float16, bfloat16 or int32" : "float32, float16 or bfloat16")
+                             : (count ? "float32, float16 or int32" : "float32 or float16");
   OA_CHECK(d == ACL_FLOAT || d == ACL_FLOAT16 || (bf16 && d == ACL_BF16) || (count && d == ACL_INT32),
-           ACLNN_ERR_PARAM_INVALID, "%s: %s must be float32, float16%s%s, got %s (on %s)", kApi, n.name,
-           bf16 ? ", bfloat16" : "", count ? " or int32" : "", Describe(*n.tensor).c_str(),
-           CurrentSocProfile().description.c_str());
+           ACLNN_ERR_PARAM_INVALID, "%s: %s must be %s on %s, got %s", kApi, n.name, allowed,
+           CurrentSocProfile().description.c_str(), Describe(*n.tensor).c_str());
   return ACLNN_SUCCESS;
 }
 
