@@ -1,6 +1,6 @@
 // The normalization family (aclnnLayerNorm, aclnnLayerNormWithImplMode, aclnnLayerNormBackward,
 // aclnnRmsNorm, aclnnRmsNormGrad, aclnnGroupNorm, aclnnGroupNormBackward, aclnnAddRmsNorm,
-// aclnnAddLayerNorm, aclnnAddLayerNormGrad) on small real buffers built from fuzzed metadata, on a SIMD
+// aclnnAddLayerNorm, aclnnAddLayerNormGrad, aclnnInstanceNorm) on small real buffers built from fuzzed metadata, on a SIMD
 // target the input picks; the input also picks the API. Each call ends in a documented
 // status with a message, or a run that writes only inside its requested outputs' views;
 // an output that shares bytes with an input or another output must have been rejected.
@@ -12,6 +12,7 @@
 #include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
+#include "aclnnop/aclnn_instance_norm.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -255,6 +256,35 @@ void FuzzAddLayerNormGrad(FuzzInput& input) {
   CheckPlacement(ran, {&x1, &x2, &rstd, &mean, &gamma, &dsum}, {{&dx, true}, {&dgamma, true}, {&dbeta, true}});
 }
 
+void FuzzInstanceNorm(FuzzInput& input) {
+  const bool nhwc = input.Below(2) == 0;
+  FuzzTensor x(input, input.Below(8) ? 4 : 1 + input.Below(6), input.Below(4) ? ACL_FLOAT : ACL_FLOAT16,
+               bnfuzz::PickLabel(input));
+  const std::vector<int64_t> shape = x.dims();
+  const std::vector<int64_t> channels{shape.size() == 4 ? shape[nhwc ? 3 : 1] : 1};
+  std::vector<int64_t> stat = shape;
+  for (size_t k = 0; k < stat.size(); ++k) {
+    if (k != 0 && k != (nhwc ? 3u : 1u)) stat[k] = 1;
+  }
+  FuzzTensor gamma(input, 1, x.dtype(), ACL_FORMAT_ND, nullptr, &channels);
+  FuzzTensor beta(input, 1, x.dtype(), ACL_FORMAT_ND, nullptr, &channels);
+  FuzzTensor y(input, shape.size(), x.dtype(), ACL_FORMAT_ND, nullptr, &shape);
+  FuzzTensor mean(input, stat.size(), x.dtype(), ACL_FORMAT_ND, nullptr, &stat);
+  FuzzTensor variance(input, stat.size(), x.dtype(), ACL_FORMAT_ND, input.Below(8) == 0 ? &mean : nullptr, &stat);
+  const char* formats[] = {"NCHW", "NHWC", "NCHWX", "NCH", ""};
+  const char* data_format = input.Below(16) == 0 ? (input.Below(2) ? nullptr : formats[2 + input.Below(3)])
+                                                 : formats[nhwc ? 1 : 0];
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnInstanceNormGetWorkspaceSize(x.get(), gamma.get(), beta.get(), data_format,
+                                                               FuzzDouble(input, 1e-5), y.get(), mean.get(),
+                                                               variance.get(), &workspace_size, &executor);
+  CheckDocumentedStatus(status);
+  const bool ran = bnfuzz::RunPlanned(status, bnfuzz::Affordable({&x, &gamma, &beta, &y, &mean, &variance}),
+                                      workspace_size, executor, aclnnInstanceNorm);
+  CheckPlacement(ran, {&x, &gamma, &beta}, {{&y, true}, {&mean, true}, {&variance, true}});
+}
+
 // N, C, HxW and group: usually the tensor's own ([N, C, *] with a divisor of C), sometimes
 // fuzzed (the attribute and shape checks).
 struct GroupArgs {
@@ -330,8 +360,13 @@ void FuzzOnce(const uint8_t* data, size_t size) {
   // The first byte picks the API: its value mod 5 among the five row APIs (as before the
   // GroupNorm APIs came, so the saved findings still replay their API), a quarter of the
   // values (byte / 5 % 4 == 1) the GroupNorm pair instead, another quarter (== 2) the
-  // residual forms.
+  // residual forms, and of the last quarter half InstanceNorm.
   const uint8_t pick = input.Read<uint8_t>();
+  if (pick / 5 % 4 == 3 && pick % 2 == 0) {
+    FuzzInstanceNorm(input);
+    aclGetRecentErrMsg();
+    return;
+  }
   if (pick / 5 % 4 == 2) {
     switch (pick % 3) {
       case 0: FuzzAddRmsNorm(input); break;

@@ -25,7 +25,8 @@ done
 [ -n "$ops_nn" ] && [ -n "$ops_cv" ] || { sed -n 2,9p "$0"; exit 2; }
 [ ${#socs[@]} -gt 0 ] || socs=(Ascend910B3)
 
-# repository:path of each example, by the API it calls.
+# repository:path of each example, by the API it calls; path@SOC: an API upstream has on that
+# chip only, run under the default profile and SOC instead of the SOCs given.
 examples=(
   "nn:norm/batch_norm_v3/examples/test_aclnn_batch_norm_v3.cpp"
   "nn:norm/batch_norm_grad_v3/examples/test_aclnn_batch_norm_backward.cpp"
@@ -48,6 +49,7 @@ examples=(
   "nn:norm/bn_training_reduce/examples/test_aclnn_batch_norm_reduce.cpp"
   "nn:norm/bn_training_reduce/examples/arch35/test_aclnn_batch_norm_reduce.cpp"
   "nn:norm/sync_batch_norm_gather_stats/examples/test_aclnn_sync_batch_norm_gather_stats.cpp"
+  "nn:norm/instance_norm_v3/examples/arch20/test_aclnn_instance_norm.cpp@Ascend310P3"
   "cv:image/upsample_nearest_exact3d/examples/test_aclnn_upsample_nearest_exact3d.cpp"
   "cv:image/upsample_nearest_exact3d_grad/examples/test_aclnn_upsample_nearest_exact3d_grad.cpp"
   "cv:image/resize_nearest_neighbor_v2/examples/test_aclnn_upsample_nearest1d.cpp"
@@ -94,7 +96,8 @@ show() {  # repository git dir or work tree, path
 
 failed=0
 for entry in "${examples[@]}"; do
-  repo=${entry%%:*} path=${entry#*:}
+  repo=${entry%%:*} path=${entry#*:} run_socs=("${socs[@]}")
+  if [[ $path == *@* ]]; then run_socs=("${path#*@}"); path=${path%@*}; fi
   [ -z "$only" ] || [[ $path =~ $only ]] || continue
   dir=$ops_nn; [ "$repo" = cv ] && dir=$ops_cv
   name=$(basename "$path" .cpp)
@@ -103,7 +106,7 @@ for entry in "${examples[@]}"; do
       2>"$work/$name.build.log"; then
     echo "FAIL build  $path"; sed -n 1,20p "$work/$name.build.log"; failed=1; continue
   fi
-  for soc in default "${socs[@]}"; do
+  for soc in default "${run_socs[@]}"; do
     if [ "$soc" = default ]; then env=(env -u OPENACLNN_SOC_VERSION); else env=(env OPENACLNN_SOC_VERSION="$soc"); fi
     if "${env[@]}" ASAN_OPTIONS=detect_leaks=1 "$work/$name" >"$work/$name.$soc.log" 2>&1; then
       echo "ok    $soc  $path: $(tail -n 1 "$work/$name.$soc.log")"

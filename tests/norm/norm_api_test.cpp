@@ -15,6 +15,7 @@
 #include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
+#include "aclnnop/aclnn_instance_norm.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -31,6 +32,7 @@ const ::testing::Environment* const kEnv = ::testing::AddGlobalTestEnvironment(n
 std::vector<Json> Cases() {
   std::vector<Json> cases = support::LoadCases("norm_family.api_cases.json");
   for (Json& c : support::LoadCases("norm_add.api_cases.json")) cases.push_back(std::move(c));
+  for (Json& c : support::LoadCases("norm_instance.api_cases.json")) cases.push_back(std::move(c));
   return cases;
 }
 
@@ -43,11 +45,13 @@ std::string CaseName(const ::testing::TestParamInfo<Json>& info) {
 }
 
 // Whether a case runs under the process's chip profile: on the chip upstream ran it on; the
-// default profile (every chip's union) also runs the Atlas A2 ones.
+// default profile (every chip's union) also runs the Atlas A2 ones, and InstanceNorm's
+// inference-series ones (the only chip upstream has it on).
 bool RunsUnderProfile(const Json& c) {
   const std::string soc = c.at("soc").get<std::string>();
   switch (oa::CurrentSocProfile().chip) {
     case oa::Chip::kDefault:
+      return soc == (c.at("api").get<std::string>() == "aclnnInstanceNorm" ? "ascend310P" : "ascend910B");
     case oa::Chip::k910B: return soc == "ascend910B";
     case oa::Chip::k910_93: return soc == "ascend910_93";
     case oa::Chip::k910: return soc == "ascend910";
@@ -73,6 +77,8 @@ const std::vector<std::string>& ParameterNames(const std::string& api) {
                                                      "yOut", "meanOut", "rstdOut", "xOut"};
   static const std::vector<std::string> add_layer_grad = {"dy",    "x1",           "x2",    "rstd",      "mean",
                                                           "gamma", "dsumOptional", "dxOut", "dgammaOut", "dbetaOut"};
+  static const std::vector<std::string> instance = {"x", "gamma", "beta", "y", "mean", "variance"};
+  if (api == "aclnnInstanceNorm") return instance;
   if (api == "aclnnAddRmsNorm") return add_rms;
   if (api == "aclnnAddLayerNorm") return add_layer;
   if (api == "aclnnAddLayerNormGrad") return add_layer_grad;
@@ -165,6 +171,12 @@ TEST_P(NormApiCase, GetWorkspaceSizeReturnsExpectedStatus) {
   } else if (api == "aclnnRmsNorm") {
     status = aclnnRmsNormGetWorkspaceSize(a["x"], a["gamma"], eps, a["yOut"], a["rstdOut"], &workspace_size, &executor);
     run = aclnnRmsNorm;
+  } else if (api == "aclnnInstanceNorm") {
+    const Json& format = c.at("data_format");
+    const std::string data_format = format.is_null() ? "" : format.get<std::string>();
+    status = aclnnInstanceNormGetWorkspaceSize(a["x"], a["gamma"], a["beta"], format.is_null() ? nullptr : data_format.c_str(),
+                                               eps, a["y"], a["mean"], a["variance"], &workspace_size, &executor);
+    run = aclnnInstanceNorm;
   } else if (api == "aclnnAddRmsNorm") {
     status = aclnnAddRmsNormGetWorkspaceSize(a["x1"], a["x2"], a["gamma"], eps, a["yOut"], a["rstdOut"], a["xOut"],
                                              &workspace_size, &executor);

@@ -69,6 +69,7 @@ TEST_P(NormOracle, NoWorseThanTorch) {
     // torch's layer-norm backward takes the statistics in the data's dtype; the residual
     // grad's are float32, so it is compared in float32 only.
     if (c.op == Op::kAddLayerNormGrad) c.io = c.out = c.param = ACL_FLOAT;
+    if (c.op == Op::kInstanceNorm) c.io = c.out = c.param = c.stat = ACL_FLOAT;  // float32 or float16 only
     c.mask = {true, true, true};
     if (HasBias(c.op)) c.bias = c.weight;
     Problem p(c);
@@ -132,6 +133,12 @@ TEST_P(NormOracle, NoWorseThanTorch) {
           ExpectNoWorseThanTorch("gradBeta", p.grad_bias, db, ref.db, ref.db_scale, c);
         }
         break;
+      case Op::kInstanceNorm:  // torch's group norm with a group per channel; its rstd is not our variance
+        oracle::NativeGroupNorm(ViewOf(p.x), ViewOf(p.weight), ViewOf(p.bias), c.shape[0], c.shape[1], c.Spatial(),
+                                c.groups, static_cast<float>(c.eps), ViewOf(out), ViewOf(mean), ViewOf(rstd));
+        ExpectNoWorseThanTorch("y", p.out, out, ref.out, ref.out_scale, c);
+        ExpectNoWorseThanTorch("mean", p.mean, mean, ref.mean, ref.mean_scale, c);
+        break;
       case Op::kAddRmsNorm:
         oracle::RmsNorm(ViewOf(sum), ViewOf(p.weight), static_cast<float>(c.eps), ViewOf(out), ViewOf(rstd));
         ExpectNoWorseThanTorch("y", p.out, out, ref.out, ref.out_scale, c);
@@ -162,7 +169,7 @@ TEST_P(NormOracle, NoWorseThanTorch) {
 INSTANTIATE_TEST_SUITE_P(Ops, NormOracle,
                          ::testing::Values(Op::kLayerNorm, Op::kRmsNorm, Op::kLayerNormBackward, Op::kRmsNormGrad,
                                            Op::kGroupNorm, Op::kGroupNormBackward, Op::kAddRmsNorm,
-                                           Op::kAddLayerNorm, Op::kAddLayerNormGrad),
+                                           Op::kAddLayerNorm, Op::kAddLayerNormGrad, Op::kInstanceNorm),
                          [](const ::testing::TestParamInfo<Op>& info) { return std::string(OpName(info.param)); });
 
 }  // namespace

@@ -179,3 +179,94 @@ TEST(NormOptional, LayerNormBackwardMasks) {
 
 }  // namespace
 }  // namespace normtest
+
+namespace normtest {
+namespace {
+
+// InstanceNorm (GroupNorm with a group per channel, its variance written): random [N, C, H, W]
+// problems in every layout, and a large mean over long rows.
+TEST(InstanceNormReference, RandomProblems) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Case c = RandomCase(Op::kInstanceNorm, seed);
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+    CheckOutputs(p);
+    if (HasFailure()) return;
+  }
+}
+
+TEST(InstanceNormReference, LargeMeanLongRows) {
+  for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16}) {
+    Case c;
+    c.op = Op::kInstanceNorm;
+    c.shape = {2, 3, 31, 37};
+    c.groups = 3;
+    c.io = c.out = c.param = c.stat = io;
+    c.center = 1000.0;
+    c.scale = 0.01;
+    c.seed = 9;
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+    CheckOutputs(p);
+  }
+}
+
+// dataFormat "NHWC": the same problem as NCHW over the permuted data, bit for bit (x and y
+// [N, H, W, C] views of NCHW-ordered storage's transpose; mean and variance in (n, c) order).
+TEST(InstanceNormReference, NhwcIsNchwOfThePermutedData) {
+  Case c;
+  c.op = Op::kInstanceNorm;
+  c.shape = {2, 5, 6, 7};
+  c.groups = 5;
+  c.seed = 21;
+  Problem nchw(c);
+  ASSERT_EQ(nchw.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  CheckOutputs(nchw);
+  const std::vector<int64_t> nhwc_shape{2, 6, 7, 5};
+  HostTensor x(ACL_FLOAT, nhwc_shape, support::ContiguousStrides(nhwc_shape));
+  HostTensor y(ACL_FLOAT, nhwc_shape, support::ContiguousStrides(nhwc_shape));
+  HostTensor mean(ACL_FLOAT, {2, 1, 1, 5}, support::ContiguousStrides({2, 1, 1, 5}));
+  HostTensor variance(ACL_FLOAT, {2, 1, 1, 5}, support::ContiguousStrides({2, 1, 1, 5}));
+  const auto nchw_index = [](int64_t n, int64_t h, int64_t w, int64_t ch) { return ((n * 5 + ch) * 6 + h) * 7 + w; };
+  for (int64_t i = 0; i < x.count(); ++i) {
+    const int64_t ch = i % 5, w = i / 5 % 7, h = i / 35 % 6, n = i / 210;
+    x.Set(i, nchw.x.Get(nchw_index(n, h, w, ch)));
+  }
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus status = aclnnInstanceNormGetWorkspaceSize(x.handle, nchw.weight.handle, nchw.bias.handle, "NHWC",
+                                                          c.eps, y.handle, mean.handle, variance.handle,
+                                                          &workspace_size, &executor);
+  ASSERT_EQ(status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  std::vector<unsigned char> workspace(workspace_size + 1);
+  ASSERT_EQ(aclnnInstanceNorm(workspace.data(), workspace_size, executor, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  for (int64_t i = 0; i < y.count(); ++i) {
+    const int64_t ch = i % 5, w = i / 5 % 7, h = i / 35 % 6, n = i / 210;
+    ASSERT_EQ(y.Get(i), nchw.out.Get(nchw_index(n, h, w, ch))) << "element " << i;
+  }
+  for (int64_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(mean.Get(i), nchw.mean.Get(i));
+    EXPECT_EQ(variance.Get(i), nchw.rstd.Get(i));
+  }
+}
+
+// An empty tensor: success, nothing written (upstream).
+TEST(InstanceNormReference, EmptyWritesNothing) {
+  Case c;
+  c.op = Op::kInstanceNorm;
+  c.shape = {2, 3, 0, 4};
+  c.groups = 3;
+  Problem p(c);
+  ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  const uint32_t marker_bits = 0xA5A5A5A5u;  // Problem's marker fill
+  float marker;
+  std::memcpy(&marker, &marker_bits, sizeof marker);
+  for (HostTensor* o : {&p.mean, &p.rstd}) {
+    for (int64_t i = 0; i < o->count(); ++i) EXPECT_EQ(o->Get(i), marker) << i;
+    EXPECT_TRUE(o->buffer->GuardsIntact());
+  }
+}
+
+}  // namespace
+}  // namespace normtest

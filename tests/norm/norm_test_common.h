@@ -17,6 +17,7 @@
 #include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
+#include "aclnnop/aclnn_instance_norm.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -38,7 +39,8 @@ enum class Op {
   kGroupNormBackward,
   kAddRmsNorm,
   kAddLayerNorm,
-  kAddLayerNormGrad
+  kAddLayerNormGrad,
+  kInstanceNorm
 };
 inline const char* OpName(Op op) {
   switch (op) {
@@ -51,6 +53,7 @@ inline const char* OpName(Op op) {
     case Op::kAddRmsNorm: return "AddRmsNorm";
     case Op::kAddLayerNorm: return "AddLayerNorm";
     case Op::kAddLayerNormGrad: return "AddLayerNormGrad";
+    case Op::kInstanceNorm: return "InstanceNorm";
   }
   return "?";
 }
@@ -60,7 +63,9 @@ inline bool Backward(Op op) {
 }
 inline bool Rms(Op op) { return op == Op::kRmsNorm || op == Op::kRmsNormGrad || op == Op::kAddRmsNorm; }
 inline bool Centred(Op op) { return !Rms(op); }
-inline bool Grouped(Op op) { return op == Op::kGroupNorm || op == Op::kGroupNormBackward; }
+// GroupNorm's view ([N, C, *], per-channel parameters); InstanceNorm is GroupNorm with one
+// group per channel (its x 4-D NCHW here; NHWC is compared against NCHW separately).
+inline bool Grouped(Op op) { return op == Op::kGroupNorm || op == Op::kGroupNormBackward || op == Op::kInstanceNorm; }
 // The residual forms: the row normalized is x = x1 + x2 (x holds x1).
 inline bool Residual(Op op) { return op == Op::kAddRmsNorm || op == Op::kAddLayerNorm || op == Op::kAddLayerNormGrad; }
 // The operators with a bias in the forward and a gradBias in the backward.
@@ -221,6 +226,7 @@ struct Problem {
         if (c.x_out) return {&out, &mean, &rstd, &sum};
         return {&out, &mean, &rstd};
       case Op::kAddLayerNormGrad: return {&out, &grad_weight, &grad_bias};
+      case Op::kInstanceNorm: return {&out, &mean, &rstd};
     }
     return {};
   }
@@ -288,6 +294,11 @@ struct Problem {
                                                        &executor);
         run = aclnnAddLayerNormGrad;
         break;
+      case Op::kInstanceNorm:  // rstd holds the variance
+        status = aclnnInstanceNormGetWorkspaceSize(x.handle, weight.handle, bias.handle, "NCHW", c.eps, out.handle,
+                                                   mean.handle, rstd.handle, &workspace_size, &executor);
+        run = aclnnInstanceNorm;
+        break;
     }
     if (status != ACLNN_SUCCESS) return status;
     void* workspace = nullptr;
@@ -307,6 +318,7 @@ struct Problem {
 struct Reference {
   std::vector<double> out, out_scale, mean, mean_scale, rstd, rstd_scale, dw, dw_scale, db, db_scale;
   std::vector<double> sum, sum_scale;  // the residual forms' x = x1 + x2 (+ addend), rounded once
+  std::vector<double> variance;        // the forward's biased variance per row (its terms are >= 0)
 };
 
 // The residual forms' row input: x1 + x2 (forward: + the addend), rounded once to the sum's
@@ -370,6 +382,7 @@ inline Reference ComputeReference(const Problem& p) {
         squares.Add(d * d);
       }
       rstd = n == 0 ? NAN : 1 / std::sqrt(squares.Value() / n + eps);
+      ref.variance.push_back(n == 0 ? NAN : static_cast<double>(squares.Value() / n));
       ref.mean.push_back(static_cast<double>(mean));
       ref.mean_scale.push_back(n == 0 ? 0.0 : static_cast<double>(abs_sum.Value() / n));
       ref.rstd.push_back(static_cast<double>(rstd));
@@ -426,7 +439,8 @@ inline void CheckOutputs(Problem& p) {
   if (!Backward(c.op) || c.mask[0]) {
     EXPECT_TRUE(EqualsRoundedOnce("out", p.out, ref.out, ref.out_scale)) << c.Describe();
   }
-  if ((c.op == Op::kLayerNorm && c.mean_out) || c.op == Op::kGroupNorm || c.op == Op::kAddLayerNorm) {
+  if ((c.op == Op::kLayerNorm && c.mean_out) || c.op == Op::kGroupNorm || c.op == Op::kAddLayerNorm ||
+      c.op == Op::kInstanceNorm) {
     EXPECT_TRUE(EqualsRoundedOnce("mean", p.mean, ref.mean, ref.mean_scale)) << c.Describe();
   }
   if ((c.op == Op::kLayerNorm && c.rstd_out) || c.op == Op::kRmsNorm || c.op == Op::kGroupNorm ||
@@ -439,6 +453,9 @@ inline void CheckOutputs(Problem& p) {
   if ((c.op == Op::kLayerNormBackward || c.op == Op::kGroupNormBackward || c.op == Op::kAddLayerNormGrad) &&
       c.mask[2]) {
     EXPECT_TRUE(EqualsRoundedOnce("gradBias", p.grad_bias, ref.db, ref.db_scale)) << c.Describe();
+  }
+  if (c.op == Op::kInstanceNorm) {
+    EXPECT_TRUE(EqualsRoundedOnce("variance", p.rstd, ref.variance, ref.variance)) << c.Describe();
   }
   if ((c.op == Op::kAddRmsNorm || c.op == Op::kAddLayerNorm) && c.x_out) {
     EXPECT_TRUE(EqualsRoundedOnce("xOut", p.sum, ref.sum, ref.sum_scale)) << c.Describe();
@@ -525,6 +542,17 @@ inline Case RandomCase(Op op, uint64_t seed) {
       c.param = c.io;
       c.addend = rng.Next() % 3 != 0;
       break;
+    case Op::kInstanceNorm: {
+      // [N, C, H, W], any layout, every tensor in x's dtype (float32 or float16).
+      c.io = c.io == ACL_BF16 ? ACL_FLOAT16 : c.io;
+      c.shape = {1 + static_cast<int64_t>(rng.Next() % 4), 1 + static_cast<int64_t>(rng.Next() % 12),
+                 1 + static_cast<int64_t>(rng.Next() % 20), 1 + static_cast<int64_t>(rng.Next() % 20)};
+      c.groups = c.shape[1];
+      const Layout group_layouts[] = {Layout::kContiguous, Layout::kChannelsLast, Layout::kStrided, Layout::kPermuted};
+      for (Layout& l : c.layout) l = group_layouts[rng.Next() % 4];
+      c.out = c.param = c.stat = c.io;
+      break;
+    }
     case Op::kGroupNorm:
     case Op::kGroupNormBackward: {
       // [N, G * C/G, spatial...], any layout (channels-last too); every tensor in x's dtype,

@@ -70,10 +70,11 @@ HWY_INLINE void StoreResult(VD v, float* HWY_RESTRICT p, bool stream) {
 }
 
 // ---------------------------------------------------------------- row statistics
-// mean and rstd of one row (RmsNorm: mean 0, rstd from the mean square): the sum, then the
-// centred squares around the float64 mean (two passes, the second from cache).
+// mean, biased variance and rstd of one row (RmsNorm: mean 0, the mean square): the sum, then
+// the centred squares around the float64 mean (two passes, the second from cache).
 template <class T>
-OA_KERNEL_HELPER void RowStatistics(const RowNormPlan& plan, const T* x, double* mean, double* rstd) {
+OA_KERNEL_HELPER void RowStatistics(const RowNormPlan& plan, const T* x, double* mean, double* variance,
+                                    double* rstd) {
   const int64_t n = plan.row_length;
   double sum = 0.0, unused = 0.0;
   *mean = 0.0;
@@ -87,7 +88,8 @@ OA_KERNEL_HELPER void RowStatistics(const RowNormPlan& plan, const T* x, double*
   double squares = 0.0;
   bn_kernels::SumSegment<bn::kCentredSquares>(x, x, n, *mean, acc);
   bn_kernels::FinishSums(acc, &unused, &squares);
-  *rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + plan.eps);
+  *variance = squares / static_cast<double>(n);
+  *rstd = 1.0 / std::sqrt(*variance + plan.eps);
 }
 
 // ---------------------------------------------------------------- elementwise passes
@@ -302,10 +304,12 @@ void ForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t bloc
     RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
     if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
     const T* x = reinterpret_cast<const T*>(p.row[kX]);
-    double mean = 0.0, rstd = NAN;  // an empty row (upstream: mean 0, rstd NaN)
-    if (plan.row_length > 0) RowStatistics(plan, x, &mean, &rstd);
+    double mean = 0.0, variance = NAN, rstd = NAN;  // an empty row (upstream: mean 0, rstd NaN)
+    if (plan.row_length > 0) RowStatistics(plan, x, &mean, &variance, &rstd);
     if (plan.mean.data != nullptr) bn::WriteElement(StatAddress(plan.mean, r), plan.mean.dtype, mean);
-    if (plan.rstd.data != nullptr) bn::WriteElement(StatAddress(plan.rstd, r), plan.rstd.dtype, rstd);
+    if (plan.rstd.data != nullptr) {
+      bn::WriteElement(StatAddress(plan.rstd, r), plan.rstd.dtype, plan.rstd_is_variance ? variance : rstd);
+    }
     To* y = reinterpret_cast<To*>(p.row[kOut]);
     if (plan.PerLane()) {
       const int64_t base = plan.LaneBase(r);

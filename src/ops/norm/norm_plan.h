@@ -113,7 +113,8 @@ struct RowNormPlan {
   SmallVector bias;         // absent: 0 (kLayerNorm)
   SmallVector add_bias;     // residual forward: a per-lane addend of x (absent: none)
   SmallVector mean;         // forward: output; backward: input (kLayerNormBackward)
-  SmallVector rstd;         // forward: output; backward: input
+  SmallVector rstd;         // forward: output (rstd_is_variance: the biased variance); backward: input
+  bool rstd_is_variance = false;  // InstanceNorm's variance output
   SmallVector grad_weight;  // backward outputs; null: not requested
   SmallVector grad_bias;
 

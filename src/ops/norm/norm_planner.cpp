@@ -133,6 +133,7 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   plan.add_bias = MakeSmallVector(in.add_bias);
   plan.mean = MakeSmallVector(in.mean);
   plan.rstd = MakeSmallVector(in.rstd);
+  plan.rstd_is_variance = in.rstd_is_variance;
   plan.grad_weight = MakeSmallVector(in.grad_weight);
   plan.grad_bias = MakeSmallVector(in.grad_bias);
 

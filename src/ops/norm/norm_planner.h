@@ -19,6 +19,7 @@ struct RowNormInputs {
   const aclTensor* bias = nullptr;
   const aclTensor* mean = nullptr;
   const aclTensor* rstd = nullptr;
+  bool rstd_is_variance = false;  // the forward writes the biased variance where rstd goes
   const aclTensor* grad_weight = nullptr;
   const aclTensor* grad_bias = nullptr;
   // The residual forms: x is x1; the normalized row is x1 + x2 (+ addend + add_bias in the
