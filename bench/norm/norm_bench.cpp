@@ -17,6 +17,7 @@
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
 #include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_instance_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_rms_norm_grad.h"
@@ -33,6 +34,7 @@ struct NormCase {
   int64_t groups = 0;            // GroupNorm: [rows = N, cols = C * HxW] viewed as [N, C, HxW]
   int64_t channels = 0, hxw = 0;
   bool channels_last = false;    // GroupNorm: C innermost
+  bool instance = false;         // aclnnInstanceNorm: GroupNorm's data with groups = C, [N, C, HxW, 1] or NHWC
   aclDataType dtype = ACL_FLOAT;
   int64_t rows = 0, cols = 0;
   int threads = 1;
@@ -92,6 +94,17 @@ struct NormCase {
     x_t = Make(x, big, dtype);
     dy_t = Make(dy, big, dtype);
     out_t = Make(out, big, dtype);
+    if (instance) {  // 4-D in the layout dataFormat names
+      aclDestroyTensor(x_t);
+      aclDestroyTensor(out_t);
+      const std::vector<int64_t> four = channels_last ? std::vector<int64_t>{rows, hxw, 1, channels}
+                                                      : std::vector<int64_t>{rows, channels, hxw, 1};
+      const bool keep = channels_last;
+      channels_last = false;  // Make's strides: contiguous
+      x_t = Make(x, four, dtype);
+      out_t = Make(out, four, dtype);
+      channels_last = keep;
+    }
     weight_t = Make(weight, params, dtype);
     bias_t = Make(bias, params, dtype);
     mean_t = Make(mean, stat, small);
@@ -137,7 +150,11 @@ struct NormCase {
     uint64_t size = 0;
     aclOpExecutor* executor = nullptr;
     aclnnStatus (*run)(void*, uint64_t, aclOpExecutor*, aclrtStream) = nullptr;
-    if (groups != 0 && !backward) {
+    if (instance) {
+      Check(aclnnInstanceNormGetWorkspaceSize(x_t, weight_t, bias_t, channels_last ? "NHWC" : "NCHW", 1e-5, out_t,
+                                              mean_t, rstd_t, &size, &executor));
+      run = aclnnInstanceNorm;
+    } else if (groups != 0 && !backward) {
       Check(aclnnGroupNormGetWorkspaceSize(x_t, weight_t, bias_t, rows, channels, hxw, groups, 1e-5, out_t, mean_t,
                                            rstd_t, &size, &executor));
       run = aclnnGroupNorm;
@@ -240,12 +257,15 @@ int main(int argc, char** argv) {
       return 1;
     }
     const std::vector<int64_t> shape = bench::ParseInts(line.tokens[2]);
-    const bool group = line.tokens[1] == "group_norm";
+    const bool instance = line.tokens[1] == "instance_norm";
+    const bool group = line.tokens[1] == "group_norm" || instance;
     const std::string layouts = line.tokens.size() > 5 ? line.tokens[5] : "first";
     for (const char* layout : {"first", "last"}) {
       if (layouts.find(layout) == std::string::npos) continue;
       for (bool backward : {false, true}) {
+        if (instance && backward) continue;  // no backward API
         auto c = std::make_shared<NormCase>();
+        c->instance = instance;
         c->rms = line.tokens[1] == "rms_norm";
         c->backward = backward;
         c->dtype = line.tokens[3] == "bf16" ? ACL_BF16 : ACL_FLOAT;
@@ -253,8 +273,8 @@ int main(int argc, char** argv) {
         c->cols = 1;
         for (size_t k = 1; k < shape.size(); ++k) c->cols *= shape[k];
         if (group) {
-          c->groups = std::stoll(line.tokens.at(4));
           c->channels = shape.at(1);
+          c->groups = instance ? c->channels : std::stoll(line.tokens.at(4));
           c->hxw = c->cols / c->channels;
           c->channels_last = std::string(layout) == "last";
           c->dtype = ACL_FLOAT;  // torch 1.13's group norm: float32 on CPU

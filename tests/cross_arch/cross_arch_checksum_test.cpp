@@ -30,13 +30,18 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_add_layer_norm.h"
+#include "aclnnop/aclnn_add_layer_norm_grad.h"
+#include "aclnnop/aclnn_add_rms_norm.h"
 #include "aclnnop/aclnn_batch_norm.h"
+#include "aclnnop/aclnn_batch_norm_reduce.h"
 #include "aclnnop/aclnn_batch_norm_backward_reduce.h"
 #include "aclnnop/aclnn_batch_norm_elemt.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_backward.h"
+#include "aclnnop/aclnn_instance_norm.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -628,6 +633,106 @@ std::vector<Problem> Problems() {
                                 grad_gamma->get(), &workspace, &executor);
                             if (!RunPlanned(planned, workspace, executor, aclnnRmsNormGrad, stream)) return 0;
                             return HashOutputs({grad_input.get(), grad_gamma.get()});
+                          }});
+    }
+  }
+  // The residual forms over rows of 1037 with cancelling pairs in x1 (the sum's and the row
+  // sums' order): AddRmsNorm, AddLayerNorm with a per-lane bias, AddLayerNormGrad with dsum.
+  {
+    const std::vector<int64_t> dims = {3, 2, 1037}, lanes = {1037}, stat = {3, 2, 1};
+    for (Type type : types) {
+      const std::string suffix = std::string("cancel_3x2x1037.") + TypeName(type);
+      problems.push_back({"add_rms_norm." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto x1 = Make(type, dims, 111, ACL_FORMAT_ND, false, false, true);
+                            auto x2 = Make(type, dims, 112);
+                            auto gamma = Make(type, lanes, 113);
+                            auto y = MakeOutput(type, dims);
+                            auto rstd = MakeOutput(Type::kF32, stat);
+                            auto x = MakeOutput(type, dims);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned =
+                                aclnnAddRmsNormGetWorkspaceSize(x1->get(), x2->get(), gamma->get(), 1e-6, y->get(),
+                                                                rstd->get(), x->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnAddRmsNorm, stream)) return 0;
+                            return HashOutputs({y.get(), rstd.get(), x.get()});
+                          }});
+      problems.push_back({"add_layer_norm." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto x1 = Make(type, dims, 114, ACL_FORMAT_ND, false, false, true);
+                            auto x2 = Make(type, dims, 115);
+                            auto gamma = Make(Type::kF32, lanes, 116);
+                            auto beta = Make(Type::kF32, lanes, 117);
+                            auto bias = Make(type, lanes, 118);
+                            auto y = MakeOutput(type, dims);
+                            auto mean = MakeOutput(Type::kF32, stat);
+                            auto rstd = MakeOutput(Type::kF32, stat);
+                            auto x = MakeOutput(type, dims);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnAddLayerNormGetWorkspaceSize(
+                                x1->get(), x2->get(), gamma->get(), beta->get(),
+                                bias->get(), 1e-5, true, y->get(), mean->get(), rstd->get(), x->get(), &workspace,
+                                &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnAddLayerNorm, stream)) return 0;
+                            return HashOutputs({y.get(), mean.get(), rstd.get(), x.get()});
+                          }});
+      problems.push_back({"add_layer_norm_grad." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto dy = Make(type, dims, 119, ACL_FORMAT_ND, false, false, true);
+                            auto x1 = Make(type, dims, 120);
+                            auto x2 = Make(type, dims, 121);
+                            auto rstd = Make(Type::kF32, stat, 122, ACL_FORMAT_ND, false, true);
+                            auto mean = Make(Type::kF32, stat, 123);
+                            auto gamma = Make(type, lanes, 124);
+                            auto dsum = Make(type, dims, 125);
+                            auto dx = MakeOutput(type, dims);
+                            auto dgamma = MakeOutput(Type::kF32, lanes);
+                            auto dbeta = MakeOutput(Type::kF32, lanes);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnAddLayerNormGradGetWorkspaceSize(
+                                dy->get(), x1->get(), x2->get(), rstd->get(), mean->get(), gamma->get(), dsum->get(),
+                                dx->get(), dgamma->get(), dbeta->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnAddLayerNormGrad, stream)) return 0;
+                            return HashOutputs({dx.get(), dgamma.get(), dbeta.get()});
+                          }});
+    }
+  }
+  // InstanceNorm ([2, 5, 17, 19], NCHW and NHWC) and BatchNormReduce (NCHW and NHWC labels)
+  // with cancelling pairs along each instance or channel.
+  for (bool nhwc : {false, true}) {
+    const std::vector<int64_t> dims = nhwc ? std::vector<int64_t>{2, 17, 19, 5} : std::vector<int64_t>{2, 5, 17, 19};
+    const std::vector<int64_t> channels = {5}, stat = nhwc ? std::vector<int64_t>{2, 1, 1, 5}
+                                                            : std::vector<int64_t>{2, 5, 1, 1};
+    for (Type type : types) {
+      const std::string suffix = std::string(nhwc ? "nhwc" : "nchw") + "_2x5x17x19." + TypeName(type);
+      if (type != Type::kBF16) {  // float32 and float16 only
+        problems.push_back({"instance_norm." + suffix, [=](aclrtStream stream) -> uint64_t {
+                              auto x = Make(type, dims, 131, ACL_FORMAT_ND, false, false, !nhwc);
+                              auto gamma = Make(type, channels, 132);
+                              auto beta = Make(type, channels, 133);
+                              auto y = MakeOutput(type, dims);
+                              auto mean = MakeOutput(type, stat);
+                              auto variance = MakeOutput(type, stat);
+                              uint64_t workspace = 0;
+                              aclOpExecutor* executor = nullptr;
+                              const aclnnStatus planned = aclnnInstanceNormGetWorkspaceSize(
+                                  x->get(), gamma->get(), beta->get(), nhwc ? "NHWC" : "NCHW", 1e-5, y->get(),
+                                  mean->get(), variance->get(), &workspace, &executor);
+                              if (!RunPlanned(planned, workspace, executor, aclnnInstanceNorm, stream)) return 0;
+                              return HashOutputs({y.get(), mean.get(), variance.get()});
+                            }});
+      }
+      problems.push_back({"batch_norm_reduce." + suffix, [=](aclrtStream stream) -> uint64_t {
+                            auto x = Make(type, dims, 134, nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW, false, false,
+                                          !nhwc);
+                            auto sum = MakeOutput(Type::kF32, channels);
+                            auto square_sum = MakeOutput(Type::kF32, channels);
+                            uint64_t workspace = 0;
+                            aclOpExecutor* executor = nullptr;
+                            const aclnnStatus planned = aclnnBatchNormReduceGetWorkspaceSize(
+                                x->get(), sum->get(), square_sum->get(), &workspace, &executor);
+                            if (!RunPlanned(planned, workspace, executor, aclnnBatchNormReduce, stream)) return 0;
+                            return HashOutputs({sum.get(), square_sum.get()});
                           }});
     }
   }
