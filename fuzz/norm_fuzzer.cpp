@@ -38,10 +38,12 @@ std::vector<int64_t> StatisticShape(const std::vector<int64_t>& shape, size_t no
 }
 
 // An output argument and whether the call asked for it (an output not passed or not
-// requested must stay untouched).
+// requested must stay untouched); `alias`: another requested output made in its storage
+// (whose bytes there may change too).
 struct Output {
   FuzzTensor* tensor;
   bool requested;
+  const FuzzTensor* alias = nullptr;
 };
 
 // Every requested output shares no byte with any input or other requested output, and
@@ -57,7 +59,7 @@ void CheckPlacement(bool ran, std::initializer_list<FuzzTensor*> inputs, std::in
     }
   }
   for (FuzzTensor* in : inputs) in->CheckOnlyViewWritten(false);
-  for (const Output& out : outputs) out.tensor->CheckOnlyViewWritten(ran && out.requested);
+  for (const Output& out : outputs) out.tensor->CheckOnlyViewWritten(ran && out.requested, ran ? out.alias : nullptr);
 }
 
 void FuzzLayerNorm(FuzzInput& input, bool with_impl_mode) {
@@ -270,7 +272,8 @@ void FuzzInstanceNorm(FuzzInput& input) {
   FuzzTensor beta(input, 1, x.dtype(), ACL_FORMAT_ND, nullptr, &channels);
   FuzzTensor y(input, shape.size(), x.dtype(), ACL_FORMAT_ND, nullptr, &shape);
   FuzzTensor mean(input, stat.size(), x.dtype(), ACL_FORMAT_ND, nullptr, &stat);
-  FuzzTensor variance(input, stat.size(), x.dtype(), ACL_FORMAT_ND, input.Below(8) == 0 ? &mean : nullptr, &stat);
+  const bool variance_in_mean = input.Below(8) == 0;
+  FuzzTensor variance(input, stat.size(), x.dtype(), ACL_FORMAT_ND, variance_in_mean ? &mean : nullptr, &stat);
   const char* formats[] = {"NCHW", "NHWC", "NCHWX", "NCH", ""};
   const char* data_format = input.Below(16) == 0 ? (input.Below(2) ? nullptr : formats[2 + input.Below(3)])
                                                  : formats[nhwc ? 1 : 0];
@@ -282,7 +285,8 @@ void FuzzInstanceNorm(FuzzInput& input) {
   CheckDocumentedStatus(status);
   const bool ran = bnfuzz::RunPlanned(status, bnfuzz::Affordable({&x, &gamma, &beta, &y, &mean, &variance}),
                                       workspace_size, executor, aclnnInstanceNorm);
-  CheckPlacement(ran, {&x, &gamma, &beta}, {{&y, true}, {&mean, true}, {&variance, true}});
+  CheckPlacement(ran, {&x, &gamma, &beta},
+                 {{&y, true}, {&mean, true, variance_in_mean ? &variance : nullptr}, {&variance, true}});
 }
 
 // N, C, HxW and group: usually the tensor's own ([N, C, *] with a divisor of C), sometimes
