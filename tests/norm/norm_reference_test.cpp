@@ -251,6 +251,36 @@ TEST(InstanceNormReference, NhwcIsNchwOfThePermutedData) {
   }
 }
 
+// Several blocks on several threads (rows of 4096: eight rows a block), NCHW and
+// channels-last: the same bits for 1, 2 and 3 threads.
+TEST(InstanceNormReference, IdenticalBitsForAnyThreadCount) {
+  for (Layout layout : {Layout::kContiguous, Layout::kChannelsLast}) {
+    Case c;
+    c.op = Op::kInstanceNorm;
+    c.shape = {3, 8, 64, 64};
+    c.groups = 8;
+    c.layout[0] = c.layout[2] = layout;
+    c.seed = 31;
+    std::vector<double> first;
+    for (int threads : {1, 2, 3}) {
+      oa::SetNumThreads(threads);
+      Problem p(c);
+      ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      if (threads == 1) CheckOutputs(p);
+      std::vector<double> values;  // every output element (no NaN here: equal values, equal bits)
+      for (HostTensor* o : p.Outputs()) {
+        for (int64_t i = 0; i < o->count(); ++i) values.push_back(o->Get(i));
+      }
+      if (first.empty()) {
+        first = values;
+      } else {
+        EXPECT_EQ(values, first) << threads << " threads, " << c.Describe();
+      }
+    }
+    oa::SetNumThreads(0);
+  }
+}
+
 // An empty tensor: success, nothing written (upstream).
 TEST(InstanceNormReference, EmptyWritesNothing) {
   Case c;

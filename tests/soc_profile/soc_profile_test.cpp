@@ -8,7 +8,8 @@
 //   - the upsample forward refused on 910, its backward on 910 and 310P, the residual norms
 //     (aclnnAddRmsNorm, aclnnAddLayerNorm, aclnnAddLayerNormGrad) on 910, the batch-norm sums
 //     path (aclnnBatchNormReduce, aclnnSyncBatchNormGatherStats) on 910 and 310P (no kernel
-//     there: ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+//     there: ACLNN_ERR_INNER_FIND_KERNEL_ERROR); aclnnInstanceNorm on every chip but the 310P
+//     (ACLNN_ERR_PARAM_INVALID, as upstream's own platform check);
 //   - NHWC / NDHWC refused by aclnnBatchNorm, aclnnBatchNormBackward and
 //     aclnnFastBatchNormBackward on every chip but the 950;
 //   - aclnnBatchNorm training writes the biased batch variance into saveInvstd on every chip
@@ -35,6 +36,7 @@
 #include "aclnnop/aclnn_batch_norm_reduce.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
+#include "aclnnop/aclnn_instance_norm.h"
 #include "aclnnop/aclnn_sync_batch_norm_gather_stats.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d.h"
 #include "aclnnop/aclnn_upsample_nearest_exact3d_backward.h"
@@ -56,6 +58,7 @@ struct Expectation {
   bool upsample_forward = true, upsample_backward = true;  // the chip has a kernel
   bool residual_norm = true, sums_path = true;              // the chip has a kernel
   bool gather_sums_bf16 = true;                             // aclnnSyncBatchNormGatherStats
+  bool instance_norm = true;                                // aclnnInstanceNorm: the 310P only
 };
 
 Expectation Expected() {
@@ -79,6 +82,7 @@ Expectation Expected() {
   e.residual_norm = !a910;
   e.sums_path = !(a910 || a310p);
   e.gather_sums_bf16 = starts("Ascend950");
+  e.instance_norm = a310p;
   return e;
 }
 
@@ -296,6 +300,16 @@ TEST(SocProfile, NormalizationOperatorsWithoutKernelOnTheChip) {
         &exec);
     ExpectSupportedOnlyIf(e.sums_path, run(status, ws, exec, aclnnSyncBatchNormGatherStats), e, "no kernel",
                           ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+  }
+  {  // upstream's op_api refuses other chips with ACLNN_ERR_PARAM_INVALID
+    Tensors t;
+    std::vector<float> x(2 * 2 * 2 * 2, 1.0f), out(16), stats(4), stats2(4), weights(2, 1.0f);
+    const aclnnStatus status = aclnnInstanceNormGetWorkspaceSize(
+        t.Make({2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW, x.data()), t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, weights.data()),
+        t.Make({2}, ACL_FLOAT, ACL_FORMAT_ND, weights.data()), "NCHW", 1e-5,
+        t.Make({2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW, out.data()), t.Make({2, 2, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND, stats.data()),
+        t.Make({2, 2, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND, stats2.data()), &ws, &exec);
+    ExpectSupportedOnlyIf(e.instance_norm || e.name.empty(), run(status, ws, exec, aclnnInstanceNorm), e, "310P");
   }
   if (e.sums_path) {  // BFLOAT16 sums: the 950 only
     Tensors t;

@@ -66,8 +66,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, const a
     const int64_t instances = x->view_dims[0] * channels;
     for (const Named& s : {Named{"mean", mean}, Named{"variance", variance}}) {
       OA_CHECK(s.tensor->NumElements() == instances, ACLNN_ERR_PARAM_INVALID,
-               "%s: %s must hold N * C = %lld values ([N, C, 1, 1]), got %s", kApi, s.name,
-               static_cast<long long>(instances), Describe(*s.tensor).c_str());
+               "%s: %s must hold N * C = %lld values (%s), got %s", kApi, s.name,
+               static_cast<long long>(instances), nchw ? "[N, C, 1, 1]" : "[N, 1, 1, C]", Describe(*s.tensor).c_str());
     }
     OA_RETURN_IF_ERROR(CheckFormats(kApi, {tensors[0], tensors[1], tensors[2], tensors[3], tensors[4], tensors[5]}));
     OA_RETURN_IF_ERROR(CheckOutputsApart(kApi, {{"x", x}, {"gamma", gamma}, {"beta", beta}},
