@@ -123,7 +123,7 @@ test-aarch64: deps-aarch64
 BENCH_OUT := build/bench
 bench: deps-bench
 	cmake --preset release >/dev/null
-	cmake --build --preset release
+	cmake --build --preset release --target all openaclnn_benches
 	@rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)/csv
 	@# The batch-norm family benchmarks run 1 and all threads themselves; the others once per count.
 	@for benchmark in build/release/bench/*/openaclnn_bench_*; do \

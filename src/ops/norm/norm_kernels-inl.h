@@ -126,7 +126,7 @@ OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, in
 // residual backward's dsum), rounded once (a = sum(w dy)/n, k = rstd^2 sum(w dy (x - mean))/n;
 // RmsNorm: a = 0, mean = 0), and the block's column sums dw[j] += dy * ((x - mean) * rstd),
 // db[j] += dy (per lane only). Any of dx, dw, db may be null (not requested).
-template <bool kPerLane, class T, class To, bool kAddend = false>
+template <bool kPerLane, class T, class To>
 OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx, int64_t n,
                                   double mean, double rstd, double a, double k, const double* HWY_RESTRICT w,
                                   double* HWY_RESTRICT dw, double* HWY_RESTRICT db, bool stream,
@@ -141,7 +141,7 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
     if (dx != nullptr) {
       const VD weighted = hn::Sub(hn::Mul(ParameterAt<kPerLane>(d, w, j), g), v_a);
       VD result = hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k)));
-      if (kAddend) result = hn::Add(result, LoadWide(d, addend + j));
+      if (addend != nullptr) result = hn::Add(result, LoadWide(d, addend + j));
       StoreResult(result, dx + j, stream);
     }
     if (dw != nullptr) hn::StoreU(MulAddF64(g, hn::Mul(centred, v_rstd), hn::LoadU(d, dw + j)), d, dw + j);
@@ -152,7 +152,7 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
     const double centred = bn::LoadWideScalar(x[j]) - mean;
     if (dx != nullptr) {
       double result = rstd * ((ParameterScalar<kPerLane>(w, j) * g - a) - centred * k);
-      if (kAddend) result = result + bn::LoadWideScalar(addend[j]);
+      if (addend != nullptr) result = result + bn::LoadWideScalar(addend[j]);
       bn::StoreRounded(result, dx + j);
     }
     if (dw != nullptr) dw[j] = g * (centred * rstd) + dw[j];
@@ -350,12 +350,8 @@ void BackwardLanes(const RowNormPlan& plan, const NormWorkspace& ws, int64_t r, 
     k = rstd * rstd * sum_wdyx / count;
   }
   To* dx = reinterpret_cast<To*>(p.row[kOut]);
-  const T* addend = reinterpret_cast<const T*>(p.row[kAddend]);
-  if (addend != nullptr) {
-    BackwardRow<true, T, To, true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx), addend);
-  } else {
-    BackwardRow<true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx));
-  }
+  BackwardRow<true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx),
+                    reinterpret_cast<const T*>(p.row[kAddend]));
 }
 
 // Backward, per-segment parameters (GroupNorm): each segment's sums of dy and dy (x - mean),
