@@ -211,7 +211,11 @@ TEST_P(NormApiCase, GetWorkspaceSizeReturnsExpectedStatus) {
   }
   EXPECT_EQ(status, support::ExpectedStatus(c)) << c.at("note").get<std::string>() << "\nmessage: "
                                                  << aclGetRecentErrMsg();
-  if (status == ACLNN_SUCCESS) {
+  if (status == ACLNN_SUCCESS && oa::CurrentSocProfile().chip == oa::Chip::k910B) {
+    // The default profile's registration runs these same Atlas A2 cases through phase 2, with
+    // the same bits (numerics do not depend on the profile): here only phase 1 differs.
+    aclDestroyAclOpExecutor(executor);
+  } else if (status == ACLNN_SUCCESS) {
     EXPECT_TRUE(RunOnDefaultStream(run, workspace_size, executor));
   } else {
     EXPECT_NE(std::string(aclGetRecentErrMsg()).find(api), std::string::npos)
