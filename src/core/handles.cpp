@@ -86,6 +86,13 @@ ByteSpan ViewByteSpan(const aclTensor& tensor) {
 
 bool ViewsMayOverlap(const aclTensor& a, const aclTensor& b) { return ViewsOverlap(a, b) != Overlap::kNo; }
 
+aclTensor NhwcAsNchw(const aclTensor& tensor) {
+  aclTensor view = tensor;
+  view.view_dims = DimVector{tensor.view_dims[0], tensor.view_dims[3], tensor.view_dims[1], tensor.view_dims[2]};
+  view.strides = DimVector{tensor.strides[0], tensor.strides[3], tensor.strides[1], tensor.strides[2]};
+  return view;
+}
+
 }  // namespace oa
 
 int64_t aclTensor::NumElements() const {

@@ -169,4 +169,8 @@ ByteSpan ViewByteSpan(const aclTensor& tensor);
 // search's work limit (see core/overlap.h).
 bool ViewsMayOverlap(const aclTensor& a, const aclTensor& b);
 
+// A 4-D [N, H, W, C] view seen as [N, C, H, W]: the same elements, its dims and strides
+// permuted (what an NHWC dataFormat or label means to a channels-second planner).
+aclTensor NhwcAsNchw(const aclTensor& tensor);
+
 }  // namespace oa

@@ -33,17 +33,6 @@ aclnnStatus CheckSumsFloat32(const aclTensor* sum, const aclTensor* square_sum) 
   return ACLNN_SUCCESS;
 }
 
-// x labelled NHWC holds its channels in dim 3: the same elements seen as [N, C, H, W], the
-// family's channel axis (channels-last is one of its layouts).
-aclTensor ChannelsSecond(const aclTensor& x) {
-  aclTensor view = x;
-  if (x.format == ACL_FORMAT_NHWC) {
-    view.view_dims = DimVector{x.view_dims[0], x.view_dims[3], x.view_dims[1], x.view_dims[2]};
-    view.strides = DimVector{x.strides[0], x.strides[3], x.strides[1], x.strides[2]};
-  }
-  return view;
-}
-
 aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* square_sum, uint64_t* workspace_size,
                              aclOpExecutor** executor) {
   OA_CHECK(workspace_size != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", kApi);
@@ -79,7 +68,8 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* squa
              n.name, FormatName(n.tensor->format));
   }
   OA_CHECK(x->Rank() == 4, ACLNN_ERR_PARAM_INVALID, "%s: x must be 4-D, got %s", kApi, Describe(*x).c_str());
-  const aclTensor input = ChannelsSecond(*x);
+  // x labelled NHWC holds its channels in dim 3: seen as [N, C, H, W] (channels-last rows).
+  const aclTensor input = x->format == ACL_FORMAT_NHWC ? NhwcAsNchw(*x) : *x;
   const int64_t channels = input.view_dims[1];
   for (const Named& n : {Named{"sum", sum}, Named{"squareSum", square_sum}}) {
     OA_CHECK(n.tensor->Rank() == 1 && n.tensor->view_dims[0] == channels, ACLNN_ERR_PARAM_INVALID,

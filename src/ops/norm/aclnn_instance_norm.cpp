@@ -17,16 +17,6 @@ namespace {
 constexpr const char* kApi = "aclnnInstanceNormGetWorkspaceSize";
 constexpr const char* kRunApi = "aclnnInstanceNorm";
 
-// [N, H, W, C] data as [N, C, H, W]: the same elements, dims and strides permuted.
-aclTensor ChannelsSecond(const aclTensor& t, bool nhwc) {
-  aclTensor view = t;
-  if (nhwc && t.Rank() == 4) {
-    view.view_dims = DimVector{t.view_dims[0], t.view_dims[3], t.view_dims[1], t.view_dims[2]};
-    view.strides = DimVector{t.strides[0], t.strides[3], t.strides[1], t.strides[2]};
-  }
-  return view;
-}
-
 aclnnStatus GetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, const aclTensor* beta,
                              const char* data_format, double eps, aclTensor* y, aclTensor* mean, aclTensor* variance,
                              uint64_t* workspace_size, aclOpExecutor** executor) {
@@ -72,7 +62,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, const a
     OA_RETURN_IF_ERROR(CheckFormats(kApi, {tensors[0], tensors[1], tensors[2], tensors[3], tensors[4], tensors[5]}));
     OA_RETURN_IF_ERROR(CheckOutputsApart(kApi, {{"x", x}, {"gamma", gamma}, {"beta", beta}},
                                          {{"y", y}, {"mean", mean}, {"variance", variance}}));
-    const aclTensor x_nchw = ChannelsSecond(*x, nhwc), y_nchw = ChannelsSecond(*y, nhwc);
+    const aclTensor x_nchw = nhwc ? NhwcAsNchw(*x) : *x, y_nchw = nhwc ? NhwcAsNchw(*y) : *y;
     const int64_t spatial = x->NumElements() / instances;
     aclTensor x_view, y_view;
     OA_RETURN_IF_ERROR(MakeGroupView(kApi, "x", &x_nchw, x_nchw.view_dims[0], channels, spatial, channels, &x_view));
