@@ -86,6 +86,23 @@ TEST(BatchNormReduceApi, OutputsMustNotOverlapEachOtherOrX) {
   for (aclTensor* t : {tx, sum, square, inside_x, apart}) aclDestroyTensor(t);
 }
 
+// One empty output takes the path that zeroes both: the other's zeros must still not land in x
+// (found by the statistics fuzzer).
+TEST(BatchNormReduceApi, ZerosOfAnEmptyCallMustNotLandInX) {
+  std::vector<float> x(2 * 3 * 2 * 2, 1.0f), apart(3);
+  aclTensor* tx = support::MakeTensor({2, 3, 2, 2}, ACL_FLOAT, x.data(), ACL_FORMAT_NCHW);
+  aclTensor* inside_x = support::MakeTensor({3}, ACL_FLOAT, x.data() + 4);
+  aclTensor* empty = support::MakeTensor({0}, ACL_FLOAT, apart.data());
+  uint64_t ws = 0;
+  aclOpExecutor* exec = nullptr;
+  EXPECT_EQ(aclnnBatchNormReduceGetWorkspaceSize(tx, inside_x, empty, &ws, &exec), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(MessageMentionsAll({"sum", "x", "overlaps"}));
+  EXPECT_EQ(aclnnBatchNormReduceGetWorkspaceSize(tx, empty, inside_x, &ws, &exec), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(MessageMentionsAll({"squareSum", "x", "overlaps"}));
+  EXPECT_EQ(x[4], 1.0f);
+  for (aclTensor* t : {tx, inside_x, empty}) aclDestroyTensor(t);
+}
+
 TEST(SyncBatchNormGatherStatsApi, RunningStatisticsShareMemoryWithNothing) {
   std::vector<float> sums(2 * 3, 1.0f), squares(2 * 3, 2.0f), counts(2, 4.0f), running(6, 0.5f), out(6);
   aclTensor* total = support::MakeTensor({2, 3}, ACL_FLOAT, sums.data());

@@ -323,6 +323,22 @@ TEST(BatchNormBackwardApi, EmptyProblemSucceedsBeforeOtherChecks) {
   aclDestroyTensor(empty_x);
 }
 
+// An empty gradOut beside a non-empty input takes the path that zeroes the channel gradients:
+// those zeros must still not land in the input.
+TEST(BatchNormBackwardApi, ZerosOfAnEmptyProblemMustNotLandInTheInput) {
+  Args a;
+  const int64_t empty_dims[] = {0, 3, 4}, c[] = {3};
+  aclTensor* empty_dy = aclCreateTensor(empty_dims, 3, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCL, nullptr, 0, a.dy.data());
+  aclTensor* inside_x = aclCreateTensor(c, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, a.x.data() + 5);
+  std::swap(a.tdy, empty_dy);
+  std::swap(a.tgb, inside_x);
+  EXPECT_EQ(a.Call(), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_TRUE(MessageMentions("gradBias overlaps input"));
+  std::swap(a.tdy, empty_dy);
+  std::swap(a.tgb, inside_x);
+  for (aclTensor* t : {empty_dy, inside_x}) aclDestroyTensor(t);
+}
+
 TEST(BatchNormBackwardApi, ExecutorRunsOnceUnlessRepeatable) {
   Args a;
   uint64_t ws_size = 0;

@@ -52,6 +52,10 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* squa
   if (x->IsEmpty() || sum->IsEmpty() || square_sum->IsEmpty()) {
     OA_RETURN_IF_ERROR(CheckSumsFloat32(sum, square_sum));
     OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, {"sum", sum}, {"squareSum", square_sum}));
+    // The zeros must not land in a non-empty x (one empty output is enough to take this path).
+    for (const Named& out : {Named{"sum", sum}, Named{"squareSum", square_sum}}) {
+      OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, out, {"x", x}));
+    }
     OA_RETURN_IF_ERROR(CheckHasData(kApi, {"sum", sum}));
     OA_RETURN_IF_ERROR(CheckHasData(kApi, {"squareSum", square_sum}));
     const BatchNormPlan plan = MakeFillPlan(Operation::kReduceBackward, {{&BatchNormPlan::sum_dy_out, sum, 0.0},

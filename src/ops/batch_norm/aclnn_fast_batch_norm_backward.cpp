@@ -78,9 +78,15 @@ aclnnStatus GetWorkspaceSize(const char* api, const char* run_api, const Argumen
                       IsFloatingPoint16or32(t->dtype);
       return ok ? t : nullptr;
     };
-    const BatchNormPlan plan =
-        MakeFillPlan(Operation::kBackward, {{&BatchNormPlan::grad_weight, zeroable(a.grad_weight, want[1]), 0.0},
-                                            {&BatchNormPlan::grad_bias, zeroable(a.grad_bias, want[2]), 0.0}});
+    const aclTensor* grad_weight = zeroable(a.grad_weight, want[1]);
+    const aclTensor* grad_bias = zeroable(a.grad_bias, want[2]);
+    // The zeros must not land in a non-empty input or gradOut (one empty side takes this path).
+    for (const Named& out : {Named{"gradWeight", grad_weight}, Named{"gradBias", grad_bias}}) {
+      OA_RETURN_IF_ERROR(CheckNoOverlap(api, out, {"input", a.input}));
+      OA_RETURN_IF_ERROR(CheckNoOverlap(api, out, {"gradOut", a.grad_out}));
+    }
+    const BatchNormPlan plan = MakeFillPlan(Operation::kBackward, {{&BatchNormPlan::grad_weight, grad_weight, 0.0},
+                                                                   {&BatchNormPlan::grad_bias, grad_bias, 0.0}});
     return Publish(run_api, a, plan, workspace_size, executor);
   }
 
