@@ -281,6 +281,69 @@ TEST(InstanceNormReference, IdenticalBitsForAnyThreadCount) {
   }
 }
 
+// Channels-last GroupNorm, its backward and InstanceNorm, every big tensor channels-last (the
+// per-channel kernels, RowNormPlan::ChannelsLast): channel counts with vector tails, one to
+// many samples and groups, 1-D to 3-D spatial dims, each dtype, around zero and a large mean.
+TEST(ChannelsLastGroupNorm, AgainstTheReference) {
+  struct Shape {
+    std::vector<int64_t> dims;
+    int64_t groups;
+  };
+  const Shape shapes[] = {{{3, 6, 17, 19}, 3}, {{2, 35, 7, 3}, 5}, {{1, 64, 4, 4, 5}, 32}, {{4, 3, 40}, 1}};
+  for (Op op : {Op::kGroupNorm, Op::kGroupNormBackward, Op::kInstanceNorm}) {
+    for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+      if (op == Op::kInstanceNorm && io == ACL_BF16) continue;
+      for (const Shape& shape : shapes) {
+        if (op == Op::kInstanceNorm && shape.dims.size() != 4) continue;
+        for (double center : {0.0, 1000.0}) {
+          Case c;
+          c.op = op;
+          c.shape = shape.dims;
+          c.groups = op == Op::kInstanceNorm ? shape.dims[1] : shape.groups;
+          c.io = c.out = c.param = c.stat = c.grad = io;
+          for (Layout& l : c.layout) l = Layout::kChannelsLast;
+          c.center = center;
+          c.scale = center != 0.0 ? 0.01 : 1.0;
+          c.seed = 41;
+          Problem p(c);
+          ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+          CheckOutputs(p);
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// Channels-last blocks of one sample each on several threads: the same bits for 1, 2 and 3.
+TEST(ChannelsLastGroupNorm, IdenticalBitsForAnyThreadCount) {
+  for (Op op : {Op::kGroupNorm, Op::kGroupNormBackward}) {
+    Case c;
+    c.op = op;
+    c.shape = {5, 32, 33, 33};
+    c.groups = 8;
+    for (Layout& l : c.layout) l = Layout::kChannelsLast;
+    c.seed = 43;
+    std::vector<double> first;
+    for (int threads : {1, 2, 3}) {
+      oa::SetNumThreads(threads);
+      Problem p(c);
+      ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      if (threads == 1) CheckOutputs(p);
+      std::vector<double> values;
+      for (HostTensor* o : p.Outputs()) {
+        for (int64_t i = 0; i < o->count(); ++i) values.push_back(o->Get(i));
+      }
+      if (first.empty()) {
+        first = values;
+      } else {
+        EXPECT_EQ(values, first) << threads << " threads, " << c.Describe();
+      }
+    }
+    oa::SetNumThreads(0);
+  }
+}
+
 // An empty tensor: success, nothing written (upstream).
 TEST(InstanceNormReference, EmptyWritesNothing) {
   Case c;

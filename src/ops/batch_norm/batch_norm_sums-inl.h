@@ -151,6 +151,50 @@ OA_KERNEL_HELPER void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
 #endif
 }
 
+// One row of per-lane sums (channels-last data: lane j is a channel, and its sum takes the
+// rows one after another): lane j adds the row's element j as the pass defines it (kSumX:
+// x; kCentredSquares: (x - mean[j])^2; kReduce: dy and dy * (x - mean[j])), products not
+// fused. Each lane's additions are its own, so neither the vector width nor the target
+// changes a sum.
+template <int kPass, class T>
+OA_KERNEL_HELPER void AddRowToLanes(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n,
+                                    const double* HWY_RESTRICT mean, double* HWY_RESTRICT sum_dy,
+                                    double* HWY_RESTRICT sum_dyx) {
+  const hn::ScalableTag<double> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t j = 0;
+  for (; j + lanes <= n; j += lanes) {
+    const auto value = LoadWide(d, x + j);
+    if constexpr (kPass == bn::kSumX) {
+      hn::StoreU(hn::Add(hn::LoadU(d, sum_dy + j), value), d, sum_dy + j);
+    } else {
+      const auto centred = hn::Sub(value, hn::LoadU(d, mean + j));
+      if constexpr (kPass == bn::kCentredSquares) {
+        hn::StoreU(hn::Add(hn::LoadU(d, sum_dyx + j), hn::Mul(centred, centred)), d, sum_dyx + j);
+      } else {
+        const auto g = LoadWide(d, dy + j);
+        hn::StoreU(hn::Add(hn::LoadU(d, sum_dy + j), g), d, sum_dy + j);
+        hn::StoreU(hn::Add(hn::LoadU(d, sum_dyx + j), hn::Mul(g, centred)), d, sum_dyx + j);
+      }
+    }
+  }
+  for (; j < n; ++j) {
+    const double value = bn::LoadWideScalar(x[j]);
+    if constexpr (kPass == bn::kSumX) {
+      sum_dy[j] = sum_dy[j] + value;
+    } else {
+      const double centred = value - mean[j];
+      if constexpr (kPass == bn::kCentredSquares) {
+        sum_dyx[j] = sum_dyx[j] + centred * centred;
+      } else {
+        const double g = bn::LoadWideScalar(dy[j]);
+        sum_dy[j] = sum_dy[j] + g;
+        sum_dyx[j] = sum_dyx[j] + g * centred;
+      }
+    }
+  }
+}
+
 }  // namespace bn_kernels
 }  // namespace HWY_NAMESPACE
 }  // namespace oa

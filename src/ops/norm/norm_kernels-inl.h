@@ -104,20 +104,23 @@ HWY_INLINE double ParameterScalar(const double* HWY_RESTRICT p, int64_t j) {
   return kPerLane ? p[j] : p[0];
 }
 
-// y = ((x - mean) * rstd) * w + b, rounded once to To.
-template <bool kPerLane, class T, class To>
-OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, int64_t n, double mean, double rstd,
+// y = ((x - mean) * rstd) * w + b, rounded once to To. The statistics are the row's
+// (mean[0], rstd[0]) or, kStatsPerLane, each lane's (a channels-last row: lane j's group's).
+template <bool kPerLane, bool kStatsPerLane = false, class T, class To>
+OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, int64_t n,
+                                 const double* HWY_RESTRICT mean, const double* HWY_RESTRICT rstd,
                                  const double* HWY_RESTRICT w, const double* HWY_RESTRICT b, bool stream) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd);
   int64_t j = 0;
   for (; j + lanes <= n; j += lanes) {
-    const VD xhat = hn::Mul(hn::Sub(LoadWide(d, x + j), v_mean), v_rstd);
+    const VD centred = hn::Sub(LoadWide(d, x + j), ParameterAt<kStatsPerLane>(d, mean, j));
+    const VD xhat = hn::Mul(centred, ParameterAt<kStatsPerLane>(d, rstd, j));
     StoreResult(MulAddF64(xhat, ParameterAt<kPerLane>(d, w, j), ParameterAt<kPerLane>(d, b, j)), y + j, stream);
   }
   for (; j < n; ++j) {
-    const double xhat = (bn::LoadWideScalar(x[j]) - mean) * rstd;
+    const double centred = bn::LoadWideScalar(x[j]) - ParameterScalar<kStatsPerLane>(mean, j);
+    const double xhat = centred * ParameterScalar<kStatsPerLane>(rstd, j);
     bn::StoreRounded(xhat * ParameterScalar<kPerLane>(w, j) + ParameterScalar<kPerLane>(b, j), y + j);
   }
 }
@@ -126,21 +129,34 @@ OA_KERNEL_HELPER void ForwardRow(const T* HWY_RESTRICT x, To* HWY_RESTRICT y, in
 // residual backward's dsum), rounded once (a = sum(w dy)/n, k = rstd^2 sum(w dy (x - mean))/n;
 // RmsNorm: a = 0, mean = 0), and the block's column sums dw[j] += dy * ((x - mean) * rstd),
 // db[j] += dy (per lane only). Any of dx, dw, db may be null (not requested).
-template <bool kPerLane, class T, class To>
+// The row's statistics and coefficients for BackwardRow: one each (mean[0], ...), or per
+// lane with kStatsPerLane (a channels-last row: lane j's group's).
+struct BackwardCoefficients {
+  const double* mean;
+  const double* rstd;
+  const double* a;
+  const double* k;
+};
+
+template <bool kPerLane, bool kStatsPerLane = false, class T, class To>
 OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx, int64_t n,
-                                  double mean, double rstd, double a, double k, const double* HWY_RESTRICT w,
+                                  const BackwardCoefficients& c, const double* HWY_RESTRICT w,
                                   double* HWY_RESTRICT dw, double* HWY_RESTRICT db, bool stream,
                                   const T* HWY_RESTRICT addend = nullptr) {
   const D d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd), v_a = hn::Set(d, a), v_k = hn::Set(d, k);
+  const double* HWY_RESTRICT mean = c.mean;
+  const double* HWY_RESTRICT rstd = c.rstd;
+  const double* HWY_RESTRICT a = c.a;
+  const double* HWY_RESTRICT k = c.k;
   int64_t j = 0;
   for (; j + lanes <= n; j += lanes) {
     const VD g = LoadWide(d, dy + j);
-    const VD centred = hn::Sub(LoadWide(d, x + j), v_mean);
+    const VD centred = hn::Sub(LoadWide(d, x + j), ParameterAt<kStatsPerLane>(d, mean, j));
+    const VD v_rstd = ParameterAt<kStatsPerLane>(d, rstd, j);
     if (dx != nullptr) {
-      const VD weighted = hn::Sub(hn::Mul(ParameterAt<kPerLane>(d, w, j), g), v_a);
-      VD result = hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, v_k)));
+      const VD weighted = hn::Sub(hn::Mul(ParameterAt<kPerLane>(d, w, j), g), ParameterAt<kStatsPerLane>(d, a, j));
+      VD result = hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, ParameterAt<kStatsPerLane>(d, k, j))));
       if (addend != nullptr) result = hn::Add(result, LoadWide(d, addend + j));
       StoreResult(result, dx + j, stream);
     }
@@ -149,13 +165,15 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   }
   for (; j < n; ++j) {
     const double g = bn::LoadWideScalar(dy[j]);
-    const double centred = bn::LoadWideScalar(x[j]) - mean;
+    const double centred = bn::LoadWideScalar(x[j]) - ParameterScalar<kStatsPerLane>(mean, j);
+    const double lane_rstd = ParameterScalar<kStatsPerLane>(rstd, j);
     if (dx != nullptr) {
-      double result = rstd * ((ParameterScalar<kPerLane>(w, j) * g - a) - centred * k);
+      double result = lane_rstd * ((ParameterScalar<kPerLane>(w, j) * g - ParameterScalar<kStatsPerLane>(a, j)) -
+                                   centred * ParameterScalar<kStatsPerLane>(k, j));
       if (addend != nullptr) result = result + bn::LoadWideScalar(addend[j]);
       bn::StoreRounded(result, dx + j);
     }
-    if (dw != nullptr) dw[j] = g * (centred * rstd) + dw[j];
+    if (dw != nullptr) dw[j] = g * (centred * lane_rstd) + dw[j];
     if (db != nullptr) db[j] = db[j] + g;
   }
 }
@@ -313,14 +331,14 @@ void ForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t bloc
     To* y = reinterpret_cast<To*>(p.row[kOut]);
     if (plan.PerLane()) {
       const int64_t base = plan.LaneBase(r);
-      ForwardRow<true>(x, y, plan.row_length, mean, rstd, ws.weight + base, ws.bias + base,
+      ForwardRow<true>(x, y, plan.row_length, &mean, &rstd, ws.weight + base, ws.bias + base,
                        StreamRow(plan.stream_out, y));
     } else {
       const int64_t run = plan.row_length / plan.segments;
       const int64_t first = (r % plan.groups) * plan.segments;
       for (int64_t k = 0; k < plan.segments; ++k) {
         To* out = y + k * run;
-        ForwardRow<false>(x + k * run, out, run, mean, rstd, ws.weight + first + k, ws.bias + first + k,
+        ForwardRow<false>(x + k * run, out, run, &mean, &rstd, ws.weight + first + k, ws.bias + first + k,
                           StreamRow(plan.stream_out, out));
       }
     }
@@ -350,7 +368,7 @@ void BackwardLanes(const RowNormPlan& plan, const NormWorkspace& ws, int64_t r, 
     k = rstd * rstd * sum_wdyx / count;
   }
   To* dx = reinterpret_cast<To*>(p.row[kOut]);
-  BackwardRow<true>(x, dy, dx, n, mean, rstd, a, k, w, dw, db, StreamRow(plan.stream_out, dx),
+  BackwardRow<true>(x, dy, dx, n, {&mean, &rstd, &a, &k}, w, dw, db, StreamRow(plan.stream_out, dx),
                     reinterpret_cast<const T*>(p.row[kAddend]));
 }
 
@@ -381,7 +399,7 @@ void BackwardSegments(const RowNormPlan& plan, const NormWorkspace& ws, int64_t 
   To* dx = reinterpret_cast<To*>(p.row[kOut]);
   for (int64_t s = 0; s < plan.segments; ++s) {
     To* out = dx + s * run;
-    BackwardRow<false>(x + s * run, dy + s * run, out, run, mean, rstd, a, k, ws.weight + first + s, nullptr,
+    BackwardRow<false>(x + s * run, dy + s * run, out, run, {&mean, &rstd, &a, &k}, ws.weight + first + s, nullptr,
                        nullptr, StreamRow(plan.stream_out, out));
   }
 }
@@ -410,18 +428,167 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
   }
 }
 
+// ---------------------------------------------------------------- channels-last GroupNorm
+// (RowNormPlan::ChannelsLast) A block's scratch: kChannelChains chains of each channel's two
+// sums, then each channel's coefficients (its group's mean, rstd, a and k).
+struct ChannelScratch {
+  double* sum_dy;   // [kChannelChains][C]: sum x, or sum dy
+  double* sum_dyx;  // [kChannelChains][C]: sum (x - mean)^2, or sum dy (x - mean)
+  double* mean;     // [C] each
+  double* rstd;
+  double* a;
+  double* k;
+  ChannelScratch(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
+    const int64_t c = plan.channels_last.channels;
+    sum_dy = reinterpret_cast<double*>(ws.channels + plan.channels_block_bytes * static_cast<uint64_t>(block));
+    sum_dyx = sum_dy + RowNormPlan::kChannelChains * c;
+    mean = sum_dyx + RowNormPlan::kChannelChains * c;
+    rstd = mean + c;
+    a = rstd + c;
+    k = a + c;
+  }
+};
+
+// Row `row` of sample n of big tensor t, whose elements are E.
+template <class E>
+HWY_INLINE E* SampleRow(const RowNormPlan& plan, int t, int64_t n, int64_t row) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  return reinterpret_cast<E*>(plan.big[t]) + n * layout.sample_stride[t] + row * layout.row_stride[t];
+}
+
+// One pass over sample n's rows: row s adds each channel's contribution (AddRowToLanes) into
+// chain s % kChannelChains; the chains are then combined into chain 0 by SumPartials' tree
+// (halves added chain by chain), so each channel's sum is the one SumSegment makes of it.
+template <int kPass, class T>
+void ChannelSums(const RowNormPlan& plan, int64_t n, const ChannelScratch& s) {
+  constexpr int64_t kChains = RowNormPlan::kChannelChains;
+  static_assert(kChains == static_cast<int64_t>(bn_kernels::kSumLanes), "a chain per partial of SumSegment");
+  const int64_t c = plan.channels_last.channels;
+  std::fill_n(s.sum_dy, kChains * c, 0.0);
+  std::fill_n(s.sum_dyx, kChains * c, 0.0);
+  const int t_dy = bn::ReadsDy(kPass) ? kDy : kX;
+  for (int64_t row = 0; row < plan.channels_last.spatial; ++row) {
+    const int64_t chain = (row % kChains) * c;
+    bn_kernels::AddRowToLanes<kPass>(SampleRow<const T>(plan, kX, n, row), SampleRow<const T>(plan, t_dy, n, row), c,
+                                     s.mean, s.sum_dy + chain, s.sum_dyx + chain);
+  }
+  for (double* sums : {s.sum_dy, s.sum_dyx}) {
+    for (int64_t width = kChains / 2; width >= 1; width /= 2) {
+      for (int64_t q = 0; q < width; ++q) {
+        double* HWY_RESTRICT to = sums + q * c;
+        const double* HWY_RESTRICT from = sums + (q + width) * c;
+        for (int64_t j = 0; j < c; ++j) to[j] = to[j] + from[j];
+      }
+    }
+  }
+}
+
+// The sum of group g's channel sums, its channels in order.
+inline double GroupTotal(const RowNormPlan& plan, const double* channel_sums, int64_t g) {
+  double total = 0.0;
+  for (int64_t k = 0; k < plan.segments; ++k) total += channel_sums[g * plan.segments + k];
+  return total;
+}
+
+inline void FillGroup(const RowNormPlan& plan, double* lanes, int64_t g, double value) {
+  std::fill_n(lanes + g * plan.segments, plan.segments, value);
+}
+
+// Forward: per sample, the groups' means from the channel sums, their variances from the
+// channels' centred squares, the statistics written, then the rows.
+template <class T, class To>
+void ChannelsLastForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  const ChannelScratch s(plan, ws, block);
+  const double count = static_cast<double>(plan.row_length);
+  const int64_t end = std::min(layout.samples, (block + 1) * layout.samples_per_block);
+  for (int64_t n = block * layout.samples_per_block; n < end; ++n) {
+    ChannelSums<bn::kSumX, T>(plan, n, s);
+    for (int64_t g = 0; g < plan.groups; ++g) FillGroup(plan, s.mean, g, GroupTotal(plan, s.sum_dy, g) / count);
+    ChannelSums<bn::kCentredSquares, T>(plan, n, s);
+    for (int64_t g = 0; g < plan.groups; ++g) {
+      const double mean = s.mean[g * plan.segments], variance = GroupTotal(plan, s.sum_dyx, g) / count;
+      const double rstd = 1.0 / std::sqrt(variance + plan.eps);
+      FillGroup(plan, s.rstd, g, rstd);
+      const int64_t r = n * plan.groups + g;
+      if (plan.mean.data != nullptr) bn::WriteElement(StatAddress(plan.mean, r), plan.mean.dtype, mean);
+      if (plan.rstd.data != nullptr) {
+        bn::WriteElement(StatAddress(plan.rstd, r), plan.rstd.dtype, plan.rstd_is_variance ? variance : rstd);
+      }
+    }
+    if (plan.big[kOut] == nullptr) continue;
+    for (int64_t row = 0; row < layout.spatial; ++row) {
+      To* y = SampleRow<To>(plan, kOut, n, row);
+      ForwardRow<true, true>(SampleRow<const T>(plan, kX, n, row), y, layout.channels, s.mean, s.rstd, ws.weight,
+                             ws.bias, StreamRow(plan.stream_out, y));
+    }
+  }
+}
+
+// Backward: per sample, each channel's sums of dy and dy (x - mean), then per group (its
+// channels in order, as BackwardSegments) the weighted sums, dw and db, and the rows' gradInput.
+template <class T, class To>
+void ChannelsLastBackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  const ChannelScratch s(plan, ws, block);
+  const int64_t columns = plan.Slots();
+  double* partials = ws.partials + 2 * columns * block;
+  double* dw = plan.grad_weight.data != nullptr ? partials : nullptr;
+  double* db = plan.grad_bias.data != nullptr ? partials + columns : nullptr;
+  if (dw != nullptr) std::fill_n(dw, columns, 0.0);
+  if (db != nullptr) std::fill_n(db, columns, 0.0);
+  const double count = static_cast<double>(plan.row_length);
+  const int64_t end = std::min(layout.samples, (block + 1) * layout.samples_per_block);
+  for (int64_t n = block * layout.samples_per_block; n < end; ++n) {
+    for (int64_t g = 0; g < plan.groups; ++g) {
+      const int64_t r = n * plan.groups + g;
+      FillGroup(plan, s.mean, g,
+                plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0);
+      FillGroup(plan, s.rstd, g, bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype));
+    }
+    ChannelSums<bn::kReduce, T>(plan, n, s);
+    for (int64_t g = 0; g < plan.groups; ++g) {
+      const double rstd = s.rstd[g * plan.segments];
+      double sum_wdy = 0.0, sum_wdyx = 0.0;
+      for (int64_t c = g * plan.segments; c < (g + 1) * plan.segments; ++c) {
+        sum_wdy = ws.weight[c] * s.sum_dy[c] + sum_wdy;
+        sum_wdyx = ws.weight[c] * s.sum_dyx[c] + sum_wdyx;
+        if (dw != nullptr) dw[c] = rstd * s.sum_dyx[c] + dw[c];
+        if (db != nullptr) db[c] = db[c] + s.sum_dy[c];
+      }
+      FillGroup(plan, s.a, g, sum_wdy / count);
+      FillGroup(plan, s.k, g, rstd * rstd * sum_wdyx / count);
+    }
+    if (plan.big[kOut] == nullptr) continue;
+    for (int64_t row = 0; row < layout.spatial; ++row) {
+      To* dx = SampleRow<To>(plan, kOut, n, row);
+      BackwardRow<true, true>(SampleRow<const T>(plan, kX, n, row), SampleRow<const T>(plan, kDy, n, row), dx,
+                              layout.channels, {s.mean, s.rstd, s.a, s.k}, ws.weight, nullptr, nullptr,
+                              StreamRow(plan.stream_out, dx));
+    }
+  }
+}
+
+// One block for input dtype T and output dtype To.
+template <class T, class To>
+void BlockOf(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
+  const bool backward = norm::IsBackward(plan.operation);
+  if (plan.channels_last.on) {
+    return backward ? ChannelsLastBackwardBlock<T, To>(plan, ws, block)
+                    : ChannelsLastForwardBlock<T, To>(plan, ws, block);
+  }
+  return backward ? BackwardBlock<T, To>(plan, ws, block) : ForwardBlock<T, To>(plan, ws, block);
+}
+
 // One block for input dtype T; the output's dtype (LayerNorm's out and gradInput may differ
 // from the input's) picks the instantiation. A backward without gradInput has no output.
 template <class T>
 void RowBlockT(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
   const aclDataType out = plan.big[kOut] != nullptr ? plan.dtype[kOut] : plan.dtype[kX];
-  const bool backward = norm::IsBackward(plan.operation);
   switch (out) {
-    case ACL_FLOAT16:
-      return backward ? BackwardBlock<T, Half16>(plan, ws, block) : ForwardBlock<T, Half16>(plan, ws, block);
-    case ACL_BF16:
-      return backward ? BackwardBlock<T, BFloat16>(plan, ws, block) : ForwardBlock<T, BFloat16>(plan, ws, block);
-    default: return backward ? BackwardBlock<T, float>(plan, ws, block) : ForwardBlock<T, float>(plan, ws, block);
+    case ACL_FLOAT16: return BlockOf<T, Half16>(plan, ws, block);
+    case ACL_BF16: return BlockOf<T, BFloat16>(plan, ws, block);
+    default: return BlockOf<T, float>(plan, ws, block);
   }
 }
 

@@ -15,6 +15,7 @@ struct NormWorkspace {
   double* add_bias;  // Slots(): the residual forward's per-lane addend (absent: unused)
   double* partials;  // backward: per block, 2 x Slots() column sums
   char* gather;      // gather: per block, one row of each big tensor
+  char* channels;    // channels_last: per block, the channel sums and coefficients
   char* add;         // add_inputs: per block, the row's sum in float64 (and its rounded row)
 
   NormWorkspace(const RowNormPlan& plan, void* workspace) {
@@ -25,6 +26,7 @@ struct NormWorkspace {
     add_bias = reinterpret_cast<double*>(base + plan.ws_params + 2 * lanes_bytes);
     partials = reinterpret_cast<double*>(base + plan.ws_partials);
     gather = base + plan.ws_gather;
+    channels = base + plan.ws_channels;
     add = base + plan.ws_add;
   }
 };

@@ -120,6 +120,23 @@ struct RowNormPlan {
 
   bool want_column_sums() const { return grad_weight.data != nullptr || grad_bias.data != nullptr; }
 
+  // GroupNorm and InstanceNorm over channels-last data (every big tensor holds a sample as
+  // `spatial` rows of its C = groups * segments channels side by side): per sample, each
+  // channel's sums over the rows, the groups' statistics from their channels in order, then
+  // the elementwise pass along the rows with per-channel coefficients. A channel's sum has
+  // kChannelChains chains (row s adds into chain s % 16) combined in the fixed tree of the
+  // family's sums: the very additions a planar channel's run makes (SumSegment), so a
+  // planar and a channels-last call agree where their plans sum per channel. A block is a
+  // run of whole samples; rows (r = sample * groups + group) keep their meaning.
+  struct ChannelsLast {
+    bool on = false;
+    int64_t samples = 0, spatial = 0, channels = 0;
+    int64_t samples_per_block = 1;
+    int64_t sample_stride[kNumBigTensors] = {};  // elements
+    int64_t row_stride[kNumBigTensors] = {};     // elements between neighbouring rows
+  } channels_last;
+  static constexpr int64_t kChannelChains = 16;  // bn_kernels::kSumLanes
+
   // ---- fixed partition (a function of the shape only) ----
   int64_t rows_per_block = 1;
   int64_t blocks = 0;
@@ -133,6 +150,8 @@ struct RowNormPlan {
   uint64_t ws_partials = 0;  // backward: per block, Slots() doubles each: sum dy*xhat, sum dy
   uint64_t ws_gather = 0;    // gather: per block, one row of each big tensor in its dtype
   uint64_t gather_block_bytes = 0;
+  uint64_t ws_channels = 0;  // channels_last: per block, 2 x kChannelChains x C sums and 4 x C coefficients
+  uint64_t channels_block_bytes = 0;
   uint64_t ws_add = 0;  // add_inputs: per block, row_length doubles (the sum) and, without xOut, the rounded row
   uint64_t add_block_bytes = 0;
   uint64_t workspace_bytes = 0;

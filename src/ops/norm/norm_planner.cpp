@@ -52,6 +52,34 @@ SmallVector MakeSmallVector(const aclTensor* t) {
   return v;
 }
 
+// GroupNorm's [N, G, C/G, spatial...] views over channels-last memory: in every big tensor
+// channel g * C/G + k sits g * C/G + k elements after channel 0 and the spatial dims step
+// as one. Such a plan takes the channels-last kernels (RowNormPlan::ChannelsLast) instead
+// of gathering each group's strided elements.
+void PlanChannelsLast(const aclTensor* const* big, RowNormPlan* plan) {
+  RowNormPlan::ChannelsLast layout;
+  for (int t = 0; t < kNumBigTensors; ++t) {
+    if (big[t] == nullptr) continue;
+    const aclTensor& view = *big[t];
+    const int rank = static_cast<int>(view.Rank());
+    if (rank < 3) return;
+    const int64_t* dims = view.view_dims.data();
+    const int64_t* strides = view.strides.data();
+    if ((dims[2] > 1 && strides[2] != 1) || (dims[1] > 1 && strides[1] != plan->segments)) return;
+    const StridedIndex rows = MakeStridedIndex(view, 3, rank);
+    if (rows.rank > 1) return;
+    layout.sample_stride[t] = dims[0] > 1 ? strides[0] : 0;
+    layout.row_stride[t] = rows.rank == 1 ? rows.stride[0] : 0;
+    layout.spatial = rows.rank == 1 ? rows.size[0] : 1;
+  }
+  layout.on = true;
+  layout.samples = big[kX]->view_dims[0];
+  layout.channels = plan->groups * plan->segments;
+  plan->channels_last = layout;
+  plan->gather = false;
+  plan->expand_segments = false;
+}
+
 }  // namespace
 
 StridedIndex MakeStridedIndex(const aclTensor& t, int first, int last) {
@@ -136,6 +164,9 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   plan.rstd_is_variance = in.rstd_is_variance;
   plan.grad_weight = MakeSmallVector(in.grad_weight);
   plan.grad_bias = MakeSmallVector(in.grad_bias);
+  if (plan.segments > 0 && plan.gather && !plan.add_inputs && plan.rows > 0 && plan.row_length > 0) {
+    PlanChannelsLast(big, &plan);
+  }
 
   // The partition: blocks of whole rows, from the shape alone.
   const int64_t length = std::max<int64_t>(plan.row_length, 1);
@@ -148,6 +179,18 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   // cache and written by one thread, never two.
   if (plan.segments > 0 && plan.gather) {
     plan.rows_per_block = (plan.rows_per_block + plan.groups - 1) / plan.groups * plan.groups;
+  }
+  // Channels-last GroupNorm: blocks of whole samples (about kBlockElements each, and at most
+  // kMaxColumnBlocks of them when the backward keeps column sums per block).
+  RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  if (layout.on) {
+    const int64_t sample_elements = layout.spatial * layout.channels;
+    layout.samples_per_block = std::max<int64_t>(1, kBlockElements / sample_elements);
+    if (plan.want_column_sums()) {
+      layout.samples_per_block = std::max(layout.samples_per_block, layout.samples / kMaxColumnBlocks + 1);
+    }
+    layout.samples_per_block = std::min(layout.samples_per_block, layout.samples);
+    plan.rows_per_block = layout.samples_per_block * plan.groups;
   }
   plan.rows_per_block = std::min(plan.rows_per_block, std::max<int64_t>(plan.rows, 1));
   plan.blocks = plan.rows / plan.rows_per_block + (plan.rows % plan.rows_per_block != 0 ? 1 : 0);
@@ -187,6 +230,12 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   if (plan.gather) {
     plan.gather_block_bytes = row_bytes;
     offset = CheckedBytes(row_bytes, static_cast<uint64_t>(plan.blocks), offset);
+  }
+  plan.ws_channels = offset;
+  if (layout.on) {  // 2 x kChannelChains chains of channel sums, then 4 per-channel coefficients
+    plan.channels_block_bytes =
+        AlignUp(CheckedBytes(static_cast<uint64_t>(layout.channels), (2 * RowNormPlan::kChannelChains + 4) * sizeof(double), 0));
+    offset = CheckedBytes(plan.channels_block_bytes, static_cast<uint64_t>(plan.blocks), offset);
   }
   plan.ws_add = offset;
   if (plan.add_inputs) {  // the sum in float64, and its rounded row when xOut does not hold it
