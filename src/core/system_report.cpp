@@ -19,7 +19,8 @@ namespace {
 // The environment variables the libraries read (docs/environment.md).
 const char* const kEnvironmentVariables[] = {"OPENACLNN_SIMD",        "OPENACLNN_NUM_THREADS",  "OMP_NUM_THREADS",
                                              "OPENACLNN_VERBOSE",     "OPENACLNN_VERBOSE_FILE", "OPENACLNN_SOC_VERSION",
-                                             "HCCL_DETERMINISTIC",    "OPENACLNN_HCCL_CHUNK_ELEMENTS"};
+                                             "HCCL_DETERMINISTIC",    "OPENACLNN_HCCL_CHUNK_ELEMENTS",
+                                             "OPENACLNN_POOL_SPIN_US"};
 
 std::string ReadFirstLine(const std::string& path) {
   std::ifstream file(path);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -39,6 +40,41 @@ std::atomic<int> g_thread_override{0};
 
 thread_local bool t_inside_task = false;
 
+// Waiting threads first spin a while before they sleep (OPENACLNN_POOL_SPIN_US, 100 µs by
+// default; 0: sleep at once): a condition variable's wake-up costs tens of microseconds on a
+// virtual machine (an inter-processor interrupt through the hypervisor), as much as a
+// mid-size call's whole work (LayerNorm [64, 4096]: about 80 µs), while back-to-back calls
+// reach the next region within microseconds. OpenMP runtimes spin for the same reason. The
+// spin yields the CPU now and then, so an oversubscribed machine still runs whoever else is
+// ready.
+std::chrono::microseconds SpinBeforeSleep() {
+  static const std::chrono::microseconds spin(
+      IntegerVariable("OPENACLNN_POOL_SPIN_US", 0, 100000, 100, "100 microseconds"));
+  return spin;
+}
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until done() or SpinBeforeSleep() has passed; returns done().
+template <typename Done>
+bool SpinUntil(const Done& done) {
+  const auto deadline = std::chrono::steady_clock::now() + SpinBeforeSleep();
+  for (int round = 1;; ++round) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return done();
+    if (round % 8 == 0) std::this_thread::yield();  // about every 20 µs
+  }
+}
+
 class Pool {
  public:
   void Run(int64_t num_tasks, int max_threads, TaskFunction fn, void* context) {
@@ -53,13 +89,14 @@ class Pool {
       num_tasks_ = num_tasks;
       next_task_.store(0, std::memory_order_relaxed);
       helpers_wanted_ = helpers;
-      helpers_running_ = helpers;
-      ++generation_;
+      helpers_running_.store(helpers, std::memory_order_relaxed);
+      generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     }
-    work_cv_.notify_all();
+    work_cv_.notify_all();  // no system call while every helper is still spinning
     RunTasks();
+    if (SpinUntil([&] { return helpers_running_.load(std::memory_order_acquire) == 0; })) return;
     std::unique_lock<std::mutex> lock(mutex_);
-    done_cv_.wait(lock, [&] { return helpers_running_ == 0; });
+    done_cv_.wait(lock, [&] { return helpers_running_.load(std::memory_order_acquire) == 0; });
   }
 
  private:
@@ -92,15 +129,21 @@ class Pool {
 
   void WorkerLoop(int index) {
     uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      work_cv_.wait(lock, [&] { return generation_ != seen; });
-      seen = generation_;
+      const auto published = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+      std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+      if (SpinUntil(published)) {
+        lock.lock();
+      } else {
+        lock.lock();
+        work_cv_.wait(lock, published);
+      }
+      seen = generation_.load(std::memory_order_relaxed);
       if (index >= helpers_wanted_) continue;
       lock.unlock();
       RunTasks();
       lock.lock();
-      if (--helpers_running_ == 0) done_cv_.notify_one();
+      if (helpers_running_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_cv_.notify_one();
     }
   }
 
@@ -109,13 +152,14 @@ class Pool {
   std::condition_variable work_cv_;
   std::condition_variable done_cv_;
   std::vector<std::thread> workers_;
-  uint64_t generation_ = 0;
+  // Written under mutex_; atomic so that spinning threads may read them without it.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> helpers_running_{0};
   TaskFunction fn_ = nullptr;
   void* context_ = nullptr;
   int64_t num_tasks_ = 0;
   std::atomic<int64_t> next_task_{0};
   int helpers_wanted_ = 0;
-  int helpers_running_ = 0;
 };
 
 // Never destroyed: detached workers may outlive main. Replaced in a forked child, whose

@@ -40,7 +40,7 @@ TEST(SystemReportTest, NamesVersionTargetsThreadsAndEnvironment) {
                               oa::DefaultThreadCountSource() + ")\n"));
   for (const char* name : {"OPENACLNN_SIMD", "OPENACLNN_NUM_THREADS", "OMP_NUM_THREADS", "OPENACLNN_VERBOSE",
                            "OPENACLNN_VERBOSE_FILE", "OPENACLNN_SOC_VERSION", "HCCL_DETERMINISTIC",
-                           "OPENACLNN_HCCL_CHUNK_ELEMENTS"}) {
+                           "OPENACLNN_HCCL_CHUNK_ELEMENTS", "OPENACLNN_POOL_SPIN_US"}) {
     EXPECT_THAT(text, HasSubstr(std::string("env.") + name + ": "));
   }
   EXPECT_EQ(openaclnnGetSystemReport(), report);  // the same report, kept once

@@ -31,7 +31,7 @@ struct RowNormExecutor : aclOpExecutor {
     return {};
   }
   std::string PlanSummary() const override {
-    std::string summary = plan.gather ? "rows/gather" : "rows";
+    std::string summary = plan.channels_last.on ? "channels-last" : plan.gather ? "rows/gather" : "rows";
     if (plan.stream_out) summary += "/stream";
     return summary + "/length=" + std::to_string(plan.row_length) + "/blocks=" + std::to_string(plan.blocks);
   }
