@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "core/kernel_inline.h"
 #include "core/simd_float64-inl.h"
@@ -569,13 +570,16 @@ void ChannelsLastBackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws,
   }
 }
 
-// One block for input dtype T and output dtype To.
+// One block for input dtype T and output dtype To. Channels-last plans have one dtype for
+// every big tensor (the planner's rule), so only T == To instantiates their kernels.
 template <class T, class To>
 void BlockOf(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
   const bool backward = norm::IsBackward(plan.operation);
-  if (plan.channels_last.on) {
-    return backward ? ChannelsLastBackwardBlock<T, To>(plan, ws, block)
-                    : ChannelsLastForwardBlock<T, To>(plan, ws, block);
+  if constexpr (std::is_same_v<T, To>) {
+    if (plan.channels_last.on) {
+      return backward ? ChannelsLastBackwardBlock<T, T>(plan, ws, block)
+                      : ChannelsLastForwardBlock<T, T>(plan, ws, block);
+    }
   }
   return backward ? BackwardBlock<T, To>(plan, ws, block) : ForwardBlock<T, To>(plan, ws, block);
 }

@@ -52,15 +52,16 @@ SmallVector MakeSmallVector(const aclTensor* t) {
   return v;
 }
 
-// GroupNorm's [N, G, C/G, spatial...] views over channels-last memory: in every big tensor
-// channel g * C/G + k sits g * C/G + k elements after channel 0 and the spatial dims step
-// as one. Such a plan takes the channels-last kernels (RowNormPlan::ChannelsLast) instead
+// GroupNorm's [N, G, C/G, spatial...] views over channels-last memory, all of x's dtype (as
+// GroupNorm and InstanceNorm require): in every big tensor channel g * C/G + k sits
+// g * C/G + k elements after channel 0 and the spatial dims step as one. Such a plan takes the channels-last kernels (RowNormPlan::ChannelsLast) instead
 // of gathering each group's strided elements.
 void PlanChannelsLast(const aclTensor* const* big, RowNormPlan* plan) {
   RowNormPlan::ChannelsLast layout;
   for (int t = 0; t < kNumBigTensors; ++t) {
     if (big[t] == nullptr) continue;
     const aclTensor& view = *big[t];
+    if (view.dtype != big[kX]->dtype) return;  // the kernels exist for one dtype throughout
     const int rank = static_cast<int>(view.Rank());
     if (rank < 3) return;
     const int64_t* dims = view.view_dims.data();
