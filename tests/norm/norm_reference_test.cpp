@@ -283,7 +283,8 @@ TEST(InstanceNormReference, IdenticalBitsForAnyThreadCount) {
 
 // Channels-last GroupNorm, its backward and InstanceNorm, every big tensor channels-last (the
 // per-channel kernels, RowNormPlan::ChannelsLast): channel counts with vector tails, one to
-// many samples and groups, 1-D to 3-D spatial dims, each dtype, around zero and a large mean.
+// many samples and groups, 1-D to 3-D spatial dims, each dtype, around zero and a large mean;
+// dense, with padded rows and samples, and with spatial dims that do not merge (the gather).
 TEST(ChannelsLastGroupNorm, AgainstTheReference) {
   struct Shape {
     std::vector<int64_t> dims;
@@ -295,13 +296,15 @@ TEST(ChannelsLastGroupNorm, AgainstTheReference) {
       if (op == Op::kInstanceNorm && io == ACL_BF16) continue;
       for (const Shape& shape : shapes) {
         if (op == Op::kInstanceNorm && shape.dims.size() != 4) continue;
-        for (double center : {0.0, 1000.0}) {
+        for (int variant = 0; variant < 4; ++variant) {
+          const double center = variant == 1 ? 1000.0 : 0.0;
           Case c;
           c.op = op;
           c.shape = shape.dims;
           c.groups = op == Op::kInstanceNorm ? shape.dims[1] : shape.groups;
           c.io = c.out = c.param = c.stat = c.grad = io;
           for (Layout& l : c.layout) l = Layout::kChannelsLast;
+          c.channels_last_padding = variant >= 2 ? variant - 1 : 0;
           c.center = center;
           c.scale = center != 0.0 ? 0.01 : 1.0;
           c.seed = 41;

@@ -86,6 +86,10 @@ struct Case {
   std::array<bool, 3> mask{true, true, true};  // LayerNormBackward
   Layout layout[3] = {Layout::kContiguous, Layout::kContiguous, Layout::kContiguous};  // x, dy, out
   bool small_gaps = false;  // the parameter and statistic tensors with stride 2 in their last dim
+  // Big tensors laid out kChannelsLast, with gaps (PaddedChannelsLastStrides): 1 pads each
+  // row of C channels and each sample; 2 also the outermost spatial dim, so the spatial dims
+  // no longer step as one.
+  int channels_last_padding = 0;
   // The residual forms: x2's dtype (AddLayerNorm may mix it with x1's; the sum is then
   // float32); the addend (AddLayerNorm's biasOptional, of gamma's shape or, full_addend, x1's;
   // AddLayerNormGrad's dsumOptional); xOut requested (AddRmsNorm: with rstd_out the full
@@ -159,6 +163,28 @@ inline std::vector<int64_t> SmallStrides(const std::vector<int64_t>& shape, bool
   return strides;
 }
 
+// Channels-last strides with gaps: C contiguous, rows C + 3 apart, each spatial dim stepping
+// over the previous one (padding 2: the outermost spatial dim 7 more), samples 5 more apart.
+inline std::vector<int64_t> PaddedChannelsLastStrides(const std::vector<int64_t>& shape, int padding) {
+  std::vector<int64_t> strides(shape.size());
+  strides[1] = 1;
+  int64_t step = std::max<int64_t>(shape[1], 1) + 3;
+  for (size_t d = shape.size(); d-- > 2;) {
+    if (padding >= 2 && d == 2 && shape.size() > 3) step += 7;
+    strides[d] = step;
+    step *= std::max<int64_t>(shape[d], 1);
+  }
+  strides[0] = step + 5;
+  return strides;
+}
+
+inline std::vector<int64_t> BigStrides(const Case& c, int tensor, uint64_t seed) {
+  if (c.channels_last_padding > 0 && c.layout[tensor] == Layout::kChannelsLast) {
+    return PaddedChannelsLastStrides(c.shape, c.channels_last_padding);
+  }
+  return bntest::StridesFor(c.layout[tensor], c.shape, seed);
+}
+
 // The tensors of a case, filled with deterministic data; outputs pre-filled with a marker.
 struct Problem {
   Case c;
@@ -169,9 +195,9 @@ struct Problem {
 
   explicit Problem(const Case& cs) : c(cs) {
     const std::vector<int64_t> norm = c.NormShape(), stat = c.StatShape();
-    x = HostTensor(c.io, c.shape, bntest::StridesFor(c.layout[0], c.shape, c.seed + 11));
-    dy = HostTensor(c.io, c.shape, bntest::StridesFor(c.layout[1], c.shape, c.seed + 12));
-    out = HostTensor(c.out, c.shape, bntest::StridesFor(c.layout[2], c.shape, c.seed + 13));
+    x = HostTensor(c.io, c.shape, BigStrides(c, 0, c.seed + 11));
+    dy = HostTensor(c.io, c.shape, BigStrides(c, 1, c.seed + 12));
+    out = HostTensor(c.out, c.shape, BigStrides(c, 2, c.seed + 13));
     weight = HostTensor(c.param, norm, SmallStrides(norm, c.small_gaps));
     bias = HostTensor(c.param, norm, SmallStrides(norm, c.small_gaps));
     mean = HostTensor(c.stat, stat, SmallStrides(stat, c.small_gaps));
