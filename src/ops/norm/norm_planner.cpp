@@ -54,8 +54,9 @@ SmallVector MakeSmallVector(const aclTensor* t) {
 
 // GroupNorm's [N, G, C/G, spatial...] views over channels-last memory, all of x's dtype (as
 // GroupNorm and InstanceNorm require): in every big tensor channel g * C/G + k sits
-// g * C/G + k elements after channel 0 and the spatial dims step as one. Such a plan takes the channels-last kernels (RowNormPlan::ChannelsLast) instead
-// of gathering each group's strided elements.
+// g * C/G + k elements after channel 0 and the spatial dims step as one. Such a plan takes
+// the channels-last kernels (RowNormPlan::ChannelsLast) instead of gathering each group's
+// strided elements.
 void PlanChannelsLast(const aclTensor* const* big, RowNormPlan* plan) {
   RowNormPlan::ChannelsLast layout;
   for (int t = 0; t < kNumBigTensors; ++t) {
@@ -234,8 +235,8 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   }
   plan.ws_channels = offset;
   if (layout.on) {  // 2 x kChannelChains chains of channel sums, then 4 per-channel coefficients
-    plan.channels_block_bytes =
-        AlignUp(CheckedBytes(static_cast<uint64_t>(layout.channels), (2 * RowNormPlan::kChannelChains + 4) * sizeof(double), 0));
+    const uint64_t per_channel = (2 * RowNormPlan::kChannelChains + 4) * sizeof(double);
+    plan.channels_block_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(layout.channels), per_channel, 0));
     offset = CheckedBytes(plan.channels_block_bytes, static_cast<uint64_t>(plan.blocks), offset);
   }
   plan.ws_add = offset;
