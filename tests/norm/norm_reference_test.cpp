@@ -183,6 +183,28 @@ TEST(NormOptional, LayerNormBackwardMasks) {
 namespace normtest {
 namespace {
 
+// Runs `c` at 1, 2 and 3 threads (checked against the reference at 1): every output element
+// the same each time (no NaN in these problems: equal values, equal bits).
+void ExpectSameValuesForOneToThreeThreads(const Case& c) {
+  std::vector<double> first;
+  for (int threads : {1, 2, 3}) {
+    oa::SetNumThreads(threads);
+    Problem p(c);
+    ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    if (threads == 1) CheckOutputs(p);
+    std::vector<double> values;
+    for (HostTensor* o : p.Outputs()) {
+      for (int64_t i = 0; i < o->count(); ++i) values.push_back(o->Get(i));
+    }
+    if (first.empty()) {
+      first = values;
+    } else {
+      EXPECT_EQ(values, first) << threads << " threads, " << c.Describe();
+    }
+  }
+  oa::SetNumThreads(0);
+}
+
 // InstanceNorm (GroupNorm with a group per channel, its variance written): random [N, C, H, W]
 // problems in every layout, and a large mean over long rows.
 TEST(InstanceNormReference, RandomProblems) {
@@ -261,23 +283,7 @@ TEST(InstanceNormReference, IdenticalBitsForAnyThreadCount) {
     c.groups = 8;
     c.layout[0] = c.layout[2] = layout;
     c.seed = 31;
-    std::vector<double> first;
-    for (int threads : {1, 2, 3}) {
-      oa::SetNumThreads(threads);
-      Problem p(c);
-      ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-      if (threads == 1) CheckOutputs(p);
-      std::vector<double> values;  // every output element (no NaN here: equal values, equal bits)
-      for (HostTensor* o : p.Outputs()) {
-        for (int64_t i = 0; i < o->count(); ++i) values.push_back(o->Get(i));
-      }
-      if (first.empty()) {
-        first = values;
-      } else {
-        EXPECT_EQ(values, first) << threads << " threads, " << c.Describe();
-      }
-    }
-    oa::SetNumThreads(0);
+    ExpectSameValuesForOneToThreeThreads(c);
   }
 }
 
@@ -327,23 +333,7 @@ TEST(ChannelsLastGroupNorm, IdenticalBitsForAnyThreadCount) {
     c.groups = 8;
     for (Layout& l : c.layout) l = Layout::kChannelsLast;
     c.seed = 43;
-    std::vector<double> first;
-    for (int threads : {1, 2, 3}) {
-      oa::SetNumThreads(threads);
-      Problem p(c);
-      ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-      if (threads == 1) CheckOutputs(p);
-      std::vector<double> values;
-      for (HostTensor* o : p.Outputs()) {
-        for (int64_t i = 0; i < o->count(); ++i) values.push_back(o->Get(i));
-      }
-      if (first.empty()) {
-        first = values;
-      } else {
-        EXPECT_EQ(values, first) << threads << " threads, " << c.Describe();
-      }
-    }
-    oa::SetNumThreads(0);
+    ExpectSameValuesForOneToThreeThreads(c);
   }
 }
 

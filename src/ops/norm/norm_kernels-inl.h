@@ -405,15 +405,30 @@ void BackwardSegments(const RowNormPlan& plan, const NormWorkspace& ws, int64_t 
   }
 }
 
+// A backward block's column sums in its partials, zeroed: dw and db (null: not requested).
+struct BlockColumnSums {
+  double* dw = nullptr;
+  double* db = nullptr;
+  BlockColumnSums(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
+    const int64_t columns = plan.Slots();
+    double* partials = ws.partials + 2 * columns * block;
+    if (plan.grad_weight.data != nullptr) {
+      dw = partials;
+      std::fill_n(dw, columns, 0.0);
+    }
+    if (plan.grad_bias.data != nullptr) {
+      db = partials + columns;
+      std::fill_n(db, columns, 0.0);
+    }
+  }
+};
+
 // Backward: the block's rows, and its column sums (one per parameter) in its partials.
 template <class T, class To>
 void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
-  const int64_t columns = plan.Slots();
-  double* partials = ws.partials + 2 * columns * block;
-  double* dw = plan.grad_weight.data != nullptr ? partials : nullptr;
-  double* db = plan.grad_bias.data != nullptr ? partials + columns : nullptr;
-  if (dw != nullptr) std::fill_n(dw, columns, 0.0);
-  if (db != nullptr) std::fill_n(db, columns, 0.0);
+  const BlockColumnSums sums(plan, ws, block);
+  double* dw = sums.dw;
+  double* db = sums.db;
   const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
   for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
     RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
@@ -531,12 +546,9 @@ template <class T, class To>
 void ChannelsLastBackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
   const RowNormPlan::ChannelsLast& layout = plan.channels_last;
   const ChannelScratch s(plan, ws, block);
-  const int64_t columns = plan.Slots();
-  double* partials = ws.partials + 2 * columns * block;
-  double* dw = plan.grad_weight.data != nullptr ? partials : nullptr;
-  double* db = plan.grad_bias.data != nullptr ? partials + columns : nullptr;
-  if (dw != nullptr) std::fill_n(dw, columns, 0.0);
-  if (db != nullptr) std::fill_n(db, columns, 0.0);
+  const BlockColumnSums sums(plan, ws, block);
+  double* dw = sums.dw;
+  double* db = sums.db;
   const double count = static_cast<double>(plan.row_length);
   const int64_t end = std::min(layout.samples, (block + 1) * layout.samples_per_block);
   for (int64_t n = block * layout.samples_per_block; n < end; ++n) {
