@@ -141,6 +141,9 @@ bool RunOperator(const char* name, const Plan& plan, const Run& run) {
   aclrtStream stream = CallerStream();
   if (stream == nullptr) return false;
   openaclnnSetNumThreads(at::get_num_threads());
+  // PyTorch's OpenMP workers spin between its parallel regions on the cores our helpers use:
+  // ours sleep at once instead of spinning as well (openaclnnSetPoolSpin).
+  openaclnnSetPoolSpin(0);
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
   if (plan(&workspace_size, &executor) != ACLNN_SUCCESS) return false;

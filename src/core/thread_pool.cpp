@@ -47,11 +47,15 @@ thread_local bool t_inside_task = false;
 // reach the next region within microseconds. OpenMP runtimes spin for the same reason. The
 // spin yields the CPU now and then, so an oversubscribed machine still runs whoever else is
 // ready.
-std::chrono::microseconds SpinBeforeSleep() {
-  static const std::chrono::microseconds spin(
-      IntegerVariable("OPENACLNN_POOL_SPIN_US", 0, 100000, 100, "100 microseconds"));
+int DefaultSpinMicroseconds() {
+  static const int spin = static_cast<int>(
+      IntegerVariable("OPENACLNN_POOL_SPIN_US", 0, kMaxSpinMicroseconds, 100, "100 microseconds"));
   return spin;
 }
+
+std::atomic<int> g_spin_override{-1};  // openaclnnSetPoolSpin; -1: the default
+
+std::chrono::microseconds SpinBeforeSleep() { return std::chrono::microseconds(SpinBeforeSleepMicroseconds()); }
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -211,6 +215,16 @@ int NumThreads() {
 }
 
 void SetNumThreads(int n) { g_thread_override.store(n > 0 ? n : 0, std::memory_order_relaxed); }
+
+int SpinBeforeSleepMicroseconds() {
+  const int override_spin = g_spin_override.load(std::memory_order_relaxed);
+  return override_spin >= 0 ? override_spin : DefaultSpinMicroseconds();
+}
+
+void SetSpinBeforeSleep(int microseconds) {
+  g_spin_override.store(microseconds >= 0 ? std::min(microseconds, kMaxSpinMicroseconds) : -1,
+                        std::memory_order_relaxed);
+}
 
 void ResetThreadPoolInChild() {
   // The parent's pool leaks in the child: its workers, mutexes and condition variables

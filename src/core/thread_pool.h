@@ -19,6 +19,12 @@ const char* ThreadCountSource();
 // Overrides the thread count for plans made from now on (n <= 0 restores the default).
 void SetNumThreads(int n);
 
+// Microseconds a waiting pool thread spins before it sleeps: OPENACLNN_POOL_SPIN_US (0 to
+// kMaxSpinMicroseconds, default 100) unless overridden; SetSpinBeforeSleep(n < 0) restores it.
+constexpr int kMaxSpinMicroseconds = 100000;
+int SpinBeforeSleepMicroseconds();
+void SetSpinBeforeSleep(int microseconds);
+
 using TaskFunction = void (*)(void* context, int64_t task);
 
 // Runs fn(context, task) for every task in [0, num_tasks) on up to max_threads threads

@@ -1,6 +1,7 @@
 // oa::ParallelFor: every task runs exactly once, nested calls run inline on the calling
 // thread, and several caller threads may use the pool at the same time.
 #include "core/thread_pool.h"
+#include "openaclnn/openaclnn_threads.h"
 
 #include <gtest/gtest.h>
 
@@ -98,6 +99,27 @@ TEST(ThreadPool, SetNumThreadsOverridesAndRestores) {
   oa::SetNumThreads(0);
   EXPECT_EQ(oa::NumThreads(), oa::DefaultThreadCount());
   EXPECT_EQ(oa::NumThreads(), initial);
+}
+
+// The spin before sleeping: overridden, restored, bounded; regions run the same at any
+// spin, back to back and after the helpers have gone to sleep.
+TEST(ThreadPool, SpinOverridesRestoresAndKeepsRegionsWhole) {
+  const int initial = oa::SpinBeforeSleepMicroseconds();
+  EXPECT_GE(initial, 0);
+  EXPECT_EQ(openaclnnSetPoolSpin(oa::kMaxSpinMicroseconds + 1), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(openaclnnGetPoolSpin(), initial);
+  for (int spin : {0, 250, 100}) {
+    ASSERT_EQ(openaclnnSetPoolSpin(spin), ACL_SUCCESS);
+    EXPECT_EQ(openaclnnGetPoolSpin(), spin);
+    for (int region = 0; region < 3; ++region) {
+      std::vector<std::atomic<int>> runs(64);
+      oa::ParallelFor(64, 3, [&](int64_t task) { runs[static_cast<size_t>(task)].fetch_add(1); });
+      for (const std::atomic<int>& r : runs) ASSERT_EQ(r.load(), 1) << "spin " << spin << ", region " << region;
+      if (region == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // past any spin
+    }
+  }
+  EXPECT_EQ(openaclnnSetPoolSpin(-1), ACL_SUCCESS);
+  EXPECT_EQ(openaclnnGetPoolSpin(), initial);
 }
 
 }  // namespace

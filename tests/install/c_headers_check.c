@@ -20,5 +20,7 @@ int main(void) {
   if (!openaclnnGetSystemReport()) return 1;
   if (openaclnnSetNumThreads(3) != ACL_SUCCESS || openaclnnGetNumThreads() != 3) return 1;
   if (openaclnnSetNumThreads(0) != ACL_SUCCESS || openaclnnGetNumThreads() < 1) return 1;
+  if (openaclnnSetPoolSpin(0) != ACL_SUCCESS || openaclnnGetPoolSpin() != 0) return 1;
+  if (openaclnnSetPoolSpin(-1) != ACL_SUCCESS || openaclnnGetPoolSpin() < 0) return 1;
   return aclFloat16ToFloat(one) == 1.0f && ACL_SUCCESS == 0 && ACLNN_SUCCESS == 0 ? 0 : 1;
 }
