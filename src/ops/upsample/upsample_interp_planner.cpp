@@ -20,7 +20,6 @@ namespace {
 // Output (forward) or gradInput (backward) elements per task: enough to amortize a task's
 // ring warm-up, few enough to balance several threads.
 constexpr int64_t kElementsPerTask = int64_t{1} << 16;
-constexpr int64_t kMaxTasks = 4096;
 // Below this many elements moved, threads cost more than they save.
 constexpr int64_t kMinElementsPerThread = int64_t{1} << 15;
 
