@@ -33,6 +33,16 @@ aclnnStatus CheckSumsFloat32(const aclTensor* sum, const aclTensor* square_sum) 
   return ACLNN_SUCCESS;
 }
 
+// sum and squareSum share no memory with each other or with x (on the empty path too: one
+// empty output is enough to take it, and the other's zeros must not land in x).
+aclnnStatus CheckOutputsApart(const aclTensor* x, const aclTensor* sum, const aclTensor* square_sum) {
+  OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, {"sum", sum}, {"squareSum", square_sum}));
+  for (const Named& out : {Named{"sum", sum}, Named{"squareSum", square_sum}}) {
+    OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, out, {"x", x}));
+  }
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* square_sum, uint64_t* workspace_size,
                              aclOpExecutor** executor) {
   OA_CHECK(workspace_size != nullptr, ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", kApi);
@@ -51,11 +61,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* squa
   // written (a zero of any other dtype is not a float's bytes).
   if (x->IsEmpty() || sum->IsEmpty() || square_sum->IsEmpty()) {
     OA_RETURN_IF_ERROR(CheckSumsFloat32(sum, square_sum));
-    OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, {"sum", sum}, {"squareSum", square_sum}));
-    // The zeros must not land in a non-empty x (one empty output is enough to take this path).
-    for (const Named& out : {Named{"sum", sum}, Named{"squareSum", square_sum}}) {
-      OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, out, {"x", x}));
-    }
+    OA_RETURN_IF_ERROR(CheckOutputsApart(x, sum, square_sum));  // x may be non-empty here
     OA_RETURN_IF_ERROR(CheckHasData(kApi, {"sum", sum}));
     OA_RETURN_IF_ERROR(CheckHasData(kApi, {"squareSum", square_sum}));
     const BatchNormPlan plan = MakeFillPlan(Operation::kReduceBackward, {{&BatchNormPlan::sum_dy_out, sum, 0.0},
@@ -81,10 +87,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* x, aclTensor* sum, aclTensor* squa
              static_cast<long long>(channels), x->format == ACL_FORMAT_NHWC ? 3 : 1, FormatName(x->format),
              Describe(*n.tensor).c_str());
   }
-  OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, {"sum", sum}, {"squareSum", square_sum}));
-  for (const Named& out : {Named{"sum", sum}, Named{"squareSum", square_sum}}) {
-    OA_RETURN_IF_ERROR(CheckNoOverlap(kApi, out, {"x", x}));
-  }
+  OA_RETURN_IF_ERROR(CheckOutputsApart(x, sum, square_sum));
   for (const Named& n : tensors) OA_RETURN_IF_ERROR(CheckHasData(kApi, n));
 
   PlanInputs in;
