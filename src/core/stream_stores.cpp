@@ -1,19 +1,22 @@
 // The streaming-store threshold (core/stream_stores.h).
 #include "core/stream_stores.h"
 
-#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 
 namespace oa {
 namespace {
 
 std::atomic<int64_t> g_stream_stores_above_for_testing{-1};
 
-// The size of CPU 0's level-3 cache instance from sysfs ("32768K"), or 0. glibc's
-// _SC_LEVEL3_CACHE_SIZE can report a whole socket's L3 (256 MiB on an 8-CCX EPYC, whose
-// cores each see 32 MiB), which would keep much larger outputs out of the streamed kernels.
+constexpr int64_t kDefaultLevel3Bytes = int64_t{32} << 20;
+
+// The size of CPU 0's level-3 cache instance from sysfs ("32768K"), or 0.
 int64_t SysfsLevel3Bytes() {
   std::FILE* file = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
   if (file == nullptr) return 0;
@@ -26,18 +29,69 @@ int64_t SysfsLevel3Bytes() {
   return static_cast<int64_t>(value) * scale;
 }
 
+// The level-3 instance from the CPU's deterministic cache parameters (Intel's leaf 4, AMD's
+// and Hygon's leaf 0x8000001D: ways x partitions x line x sets of one instance), or 0 where
+// the CPU (or the hypervisor) does not report them.
+int64_t CpuidLevel3Bytes() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return 0;
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  const bool amd_leaf = std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0;
+  unsigned leaf = 4;
+  if (amd_leaf) {
+    leaf = 0x8000001D;
+    // The leaf exists only with the topology extensions (leaf 0x80000001, ECX bit 22).
+    if (__get_cpuid(0x80000000, &a, &b, &c, &d) == 0 || a < leaf) return 0;
+    if (__get_cpuid(0x80000001, &a, &b, &c, &d) == 0 || (c & (1u << 22)) == 0) return 0;
+  } else if (a < leaf) {
+    return 0;
+  }
+  for (unsigned subleaf = 0; subleaf < 16; ++subleaf) {
+    if (__get_cpuid_count(leaf, subleaf, &a, &b, &c, &d) == 0) return 0;
+    const unsigned type = a & 31;  // 0: no more caches; 1 data, 2 instruction, 3 unified
+    if (type == 0) return 0;
+    if (((a >> 5) & 7) != 3 || type == 2) continue;
+    const int64_t line = (b & 0xfff) + 1, partitions = ((b >> 12) & 0x3ff) + 1, ways = ((b >> 22) & 0x3ff) + 1;
+    const int64_t sets = static_cast<int64_t>(c) + 1;
+    return line * partitions * ways * sets;
+  }
+#endif
+  return 0;
+}
+
+struct Level3 {
+  int64_t bytes;
+  const char* source;
+};
+
+// sysconf(_SC_LEVEL3_CACHE_SIZE) is not consulted: glibc takes it on AMD from leaf
+// 0x80000006, which reports the whole package's L3 (256 MiB on an 8-CCX EPYC whose cores
+// each see 32 MiB; 508 MiB on this project's KVM guest, which exposes neither sysfs caches
+// nor the topology leaf), and an inflated size keeps large outputs out of the streamed kernels.
+Level3 FindLevel3() {
+  if (const int64_t bytes = SysfsLevel3Bytes(); bytes > 0) return {bytes, "sysfs cpu0 index3"};
+  if (const int64_t bytes = CpuidLevel3Bytes(); bytes > 0) return {bytes, "cpuid cache parameters"};
+  return {kDefaultLevel3Bytes, "default, no per-instance size reported"};
+}
+
+const Level3& DetectedLevel3() {
+  static const Level3 level3 = FindLevel3();
+  return level3;
+}
+
 }  // namespace
 
 int64_t StreamStoresAboveBytes() {
   const int64_t forced = g_stream_stores_above_for_testing.load(std::memory_order_relaxed);
   if (forced >= 0) return forced;
-  static const int64_t bytes = [] {
-    if (const int64_t instance = SysfsLevel3Bytes(); instance > 0) return instance;
-    const long reported = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return reported > 0 ? static_cast<int64_t>(reported) : int64_t{32} << 20;
-  }();
-  return bytes;
+  return DetectedLevel3().bytes;
 }
+
+const char* StreamStoresAboveSource() { return DetectedLevel3().source; }
 
 void SetStreamStoresAboveBytesForTesting(int64_t bytes) {
   g_stream_stores_above_for_testing.store(bytes, std::memory_order_relaxed);

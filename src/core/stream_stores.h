@@ -7,9 +7,13 @@
 
 namespace oa {
 
-// The size of the last-level cache this CPU shares (CPU 0's level-3 instance from sysfs,
-// else sysconf, else 32 MiB); what SetStreamStoresAboveBytesForTesting forced, while forced.
+// The size of the last-level cache instance this CPU shares (CPU 0's level-3 instance from
+// sysfs, else from CPUID's cache parameters, else 32 MiB); what
+// SetStreamStoresAboveBytesForTesting forced, while forced.
 int64_t StreamStoresAboveBytes();
+
+// Where the unforced size came from, for the system report.
+const char* StreamStoresAboveSource();
 
 // Tests force the streamed paths on small problems (0) or restore the default (-1).
 void SetStreamStoresAboveBytesForTesting(int64_t bytes);

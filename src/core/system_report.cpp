@@ -9,6 +9,7 @@
 
 #include "acl/acl.h"
 #include "core/simd.h"
+#include "core/stream_stores.h"
 #include "core/thread_pool.h"
 #include "openaclnn/openaclnn_info.h"
 #include "runtime/error.h"
@@ -60,6 +61,10 @@ std::string BuildSystemReport() {
   report += "\nsimd.dispatched: " + ActiveSimdTarget() + "\n";
   report += "threads: " + std::to_string(NumThreads()) + " (from " + ThreadCountSource() + ")\n";
   report += CacheLines();
+  // The size past which kernels stream their outputs: the last-level cache instance, which
+  // the cache.L3 line (sysconf's, where sysfs is absent) may overstate.
+  report += "stream_stores.above: " + std::to_string(StreamStoresAboveBytes() / 1024) + "K (" +
+            StreamStoresAboveSource() + ")\n";
   for (const char* name : kEnvironmentVariables) {
     const char* value = std::getenv(name);
     report += std::string("env.") + name + ": " + (value != nullptr ? value : "(unset)") + "\n";

@@ -6,6 +6,7 @@
 #include "acl/acl.h"
 #include "core/environment.h"
 #include "core/simd.h"
+#include "core/stream_stores.h"
 #include "core/thread_pool.h"
 #include "openaclnn/openaclnn_info.h"
 #include "openaclnn/openaclnn_threads.h"
@@ -43,6 +44,8 @@ TEST(SystemReportTest, NamesVersionTargetsThreadsAndEnvironment) {
                            "OPENACLNN_HCCL_CHUNK_ELEMENTS", "OPENACLNN_POOL_SPIN_US"}) {
     EXPECT_THAT(text, HasSubstr(std::string("env.") + name + ": "));
   }
+  EXPECT_THAT(text, HasSubstr("stream_stores.above: " + std::to_string(oa::StreamStoresAboveBytes() / 1024) + "K (" +
+                              oa::StreamStoresAboveSource() + ")\n"));
   EXPECT_EQ(openaclnnGetSystemReport(), report);  // the same report, kept once
 }
 

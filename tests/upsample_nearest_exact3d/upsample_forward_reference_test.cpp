@@ -20,9 +20,9 @@ constexpr uint8_t kGuardMarker = 0x5A;
 const aclDataType kDtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 
 void CheckAgainstReference(aclDataType dtype, const Dims5& in, const Dims3& out, const std::array<double, 3>& scales,
-                           const Layout& self_layout, const Layout& out_layout, uint32_t seed) {
+                           const Layout& self_layout, const Layout& out_layout, uint32_t seed, int64_t guard = 7) {
   HostTensor self(dtype, in, self_layout);
-  HostTensor result(dtype, {in[0], in[1], out[0], out[1], out[2]}, Guarded(out_layout));
+  HostTensor result(dtype, {in[0], in[1], out[0], out[1], out[2]}, Guarded(out_layout, guard));
   ASSERT_NE(self.handle(), nullptr) << aclGetRecentErrMsg();
   ASSERT_NE(result.handle(), nullptr) << aclGetRecentErrMsg();
   FillRandom(&self, seed);
@@ -67,6 +67,26 @@ TEST(UpsampleForwardReference, StreamedStoresGiveTheSameBits) {
       CheckAllLayouts(dtype, {1, w, 3, 2, 4}, {3, 5, 4});
       CheckAllLayouts(dtype, {1, w, 3, 2, 4}, {3, 5, 9});
     }
+  }
+  oa::SetStreamStoresAboveBytesForTesting(-1);
+}
+
+// Rows and channel runs of whole 64-byte lines, out's view on a line (a guard of one line):
+// the streamed kernels write such rows (32-bit words) and pixels straight from the source,
+// with no row buffer, each gathered row into every row below with the same source row.
+TEST(UpsampleForwardReference, StreamedWholeLinesGoStraightOut) {
+  oa::SetStreamStoresAboveBytesForTesting(0);
+  for (aclDataType dtype : kDtypes) {
+    const int64_t line = 64 / static_cast<int64_t>(ElementSize(dtype));
+    SCOPED_TRACE(DtypeName(dtype));
+    const Layout first = Layout::Ncdhw(), last = Layout::Ndhwc(), last_strides = Layout::ChannelsLastStrides();
+    CheckAgainstReference(dtype, {2, 3, 2, 3, 5}, {3, 8, line}, {0, 0, 0}, first, first, 21, line);
+    CheckAgainstReference(dtype, {1, 2, 1, 4, 7}, {2, 9, 2 * line}, {0, 0, 0}, first, first, 22, line);
+    CheckAgainstReference(dtype, {1, 2, 1, 3, 5 * line}, {1, 5, line}, {0, 0, 0}, first, first, 23, line);
+    CheckAgainstReference(dtype, {1, 2, 2, 3, 3 * line + 1}, {3, 4, 3 * line}, {0, 0, 0}, first, first, 24, line);
+    CheckAgainstReference(dtype, {2, line, 2, 3, 5}, {3, 7, 9}, {0, 0, 0}, last, last, 25, line);
+    CheckAgainstReference(dtype, {1, 2 * line, 1, 2, 3}, {1, 5, 8}, {0, 0, 0}, last_strides, last_strides, 26, line);
+    CheckAgainstReference(dtype, {1, line, 1, 3, 11}, {2, 2, 4}, {0, 0, 0}, last, last, 27, line);
   }
   oa::SetStreamStoresAboveBytesForTesting(-1);
 }

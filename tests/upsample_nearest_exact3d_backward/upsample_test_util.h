@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <numeric>
 #include <random>
 #include <string>
@@ -85,7 +87,11 @@ class HostTensor {
       reach += (dims[axis] - 1) * strides_[axis];
     }
     elements_ = (empty ? layout.offset : reach + 1) + layout.tail;
-    storage_.assign(static_cast<size_t>(std::max<int64_t>(elements_, 1)) * ElementSize(dtype), 0);
+    storage_bytes_ = static_cast<size_t>(std::max<int64_t>(elements_, 1)) * ElementSize(dtype);
+    // Element 0 on a cache line, so that a view's alignment is its offset's: the kernels'
+    // aligned fast paths are reached by offsets that are whole lines (and missed by others).
+    storage_.reset(static_cast<uint8_t*>(::operator new(storage_bytes_, std::align_val_t{64})));
+    std::memset(storage_.get(), 0, storage_bytes_);
     std::vector<int64_t> view_dims, view_strides;
     const std::array<int, 5> view_order =
         layout.ndhwc_label ? std::array<int, 5>{0, 2, 3, 4, 1} : std::array<int, 5>{0, 1, 2, 3, 4};
@@ -96,7 +102,7 @@ class HostTensor {
     const int64_t storage_dims = std::max<int64_t>(elements_, 1);
     handle_ = aclCreateTensor(view_dims.data(), 5, dtype, view_strides.data(), layout.offset,
                               layout.ndhwc_label ? ACL_FORMAT_NDHWC : ACL_FORMAT_NCDHW, &storage_dims, 1,
-                              storage_.data());
+                              storage_.get());
     offset_ = layout.offset;
   }
   ~HostTensor() { aclDestroyTensor(handle_); }
@@ -107,7 +113,7 @@ class HostTensor {
   const Dims5& dims() const { return dims_; }
   const Dims5& strides() const { return strides_; }
   aclDataType dtype() const { return dtype_; }
-  uint8_t* bytes() { return storage_.data(); }
+  uint8_t* bytes() { return storage_.get(); }
   int64_t storage_elements() const { return elements_; }
   int64_t NumElements() const { return dims_[0] * dims_[1] * dims_[2] * dims_[3] * dims_[4]; }
 
@@ -118,19 +124,19 @@ class HostTensor {
   uint32_t BitsAt(int64_t position) const {
     if (dtype_ == ACL_FLOAT) {
       uint32_t bits;
-      std::memcpy(&bits, storage_.data() + position * 4, 4);
+      std::memcpy(&bits, storage_.get() + position * 4, 4);
       return bits;
     }
     uint16_t bits;
-    std::memcpy(&bits, storage_.data() + position * 2, 2);
+    std::memcpy(&bits, storage_.get() + position * 2, 2);
     return bits;
   }
   void SetBitsAt(int64_t position, uint32_t bits) {
     if (dtype_ == ACL_FLOAT) {
-      std::memcpy(storage_.data() + position * 4, &bits, 4);
+      std::memcpy(storage_.get() + position * 4, &bits, 4);
     } else {
       const uint16_t half = static_cast<uint16_t>(bits);
-      std::memcpy(storage_.data() + position * 2, &half, 2);
+      std::memcpy(storage_.get() + position * 2, &half, 2);
     }
   }
   float ValueAt(int64_t position) const {
@@ -140,7 +146,7 @@ class HostTensor {
     return static_cast<float>(SixteenBitsToDouble(static_cast<uint16_t>(bits), dtype_));
   }
   // Fills every byte of the storage (gaps included) with a marker.
-  void FillBytes(uint8_t value) { std::fill(storage_.begin(), storage_.end(), value); }
+  void FillBytes(uint8_t value) { std::memset(storage_.get(), value, storage_bytes_); }
 
   // Visits every logical element in N, C, D, H, W order: fn(linear_index, storage_position).
   template <typename Fn>
@@ -159,7 +165,11 @@ class HostTensor {
   Dims5 strides_{};
   int64_t offset_ = 0;
   int64_t elements_ = 0;
-  std::vector<uint8_t> storage_;
+  struct AlignedDelete {
+    void operator()(uint8_t* bytes) const { ::operator delete(bytes, std::align_val_t{64}); }
+  };
+  std::unique_ptr<uint8_t, AlignedDelete> storage_;
+  size_t storage_bytes_ = 0;
   aclTensor* handle_ = nullptr;
 };
 

@@ -69,9 +69,13 @@ HWY_INLINE void GatherRowScalar(const T* HWY_RESTRICT src, const int32_t* HWY_RE
   for (int64_t j = 1; j < copies; ++j) std::memcpy(dst + j * copy_stride, dst, static_cast<size_t>(count) * sizeof(T));
 }
 
-template <bool kMonotone, typename T>
+// kStream (32-bit words, every row of dst vector-aligned and count a whole number of
+// vectors, so that no chunk overlaps another): the permuted chunks go out with non-temporal
+// stores; the word-by-word chunks of a downsampled stretch stay plain stores.
+template <bool kMonotone, bool kStream = false, typename T>
 HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const int32_t* HWY_RESTRICT sources,
                           int64_t count, T* HWY_RESTRICT dst, int64_t copies, int64_t copy_stride) {
+  static_assert(!kStream || sizeof(T) == 4, "streamed gathers move 32-bit words");
   const hn::ScalableTag<uint32_t> du;
   const hn::RebindToSigned<decltype(du)> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(du));
@@ -91,7 +95,13 @@ HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const in
     if (high - base < lanes) {
       const auto lookup = hn::IndicesFromVec(du, hn::Sub(index, hn::Set(di, static_cast<int32_t>(base))));
       const auto words = hn::TableLookupLanes(LoadWindow(du, src + base), lookup);
-      for (int64_t j = 0; j < copies; ++j) StoreWords(du, words, dst + j * copy_stride + chunk);
+      for (int64_t j = 0; j < copies; ++j) {
+        if constexpr (kStream) {
+          hn::Stream(words, du, reinterpret_cast<uint32_t*>(dst + j * copy_stride + chunk));
+        } else {
+          StoreWords(du, words, dst + j * copy_stride + chunk);
+        }
+      }
     } else {
       for (int64_t j = 0; j < copies; ++j) {
         for (int64_t q = chunk; q < chunk + lanes; ++q) dst[j * copy_stride + q] = src[sources[q]];
@@ -169,6 +179,24 @@ HWY_INLINE void StreamCopy(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64
   }
   for (; k + lanes <= count; k += lanes) hn::Stream(hn::LoadU(d, src + k), d, dst + k);
   if (k < count) std::memcpy(dst + k, src + k, static_cast<size_t>(count - k) * sizeof(T));
+}
+
+// Whether every row (dst, dst + stride, ... in words) starts on a vector boundary and
+// holds whole vectors of `count` words: then rows and pixel runs stream with no plain store
+// sharing a line with a non-temporal one.
+template <typename T>
+HWY_INLINE bool WholeAlignedVectors(const T* dst, int64_t stride, int64_t count) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
+  const uintptr_t vector_bytes = static_cast<uintptr_t>(lanes) * sizeof(T);
+  return reinterpret_cast<uintptr_t>(dst) % vector_bytes == 0 && stride % lanes == 0 && count % lanes == 0;
+}
+
+// count words (whole vectors) from src to the vector-aligned dst with non-temporal stores.
+template <typename T>
+HWY_INLINE void StreamVectors(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t k = 0; k < count; k += lanes) hn::Stream(hn::LoadU(d, src + k), d, dst + k);
 }
 
 // The row buffer of the streamed kernels: the words of one output row, kept while the
@@ -316,6 +344,17 @@ void RowsAlongWStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {
       row += run - 1;
       continue;
     }
+    if constexpr (sizeof(T) == 4) {
+      // A gathered row goes straight out, into every row below with the same source: no
+      // second pass through the row buffer.
+      if (!plan.w_double && WholeAlignedVectors(dst, os[3], out_w)) {
+        const int64_t copies = SameSourceRows(src_h, at.oh, out_h, last_row - row);
+        GatherRow<true, true>(src, in_w, src_w.table, out_w, dst, copies, os[3]);
+        for (int64_t j = 1; j < copies; ++j) at.Next(plan, true);
+        row += copies - 1;
+        continue;
+      }
+    }
     if (src != buffer.source) {
       if (plan.w_double) {
         DoubleRow(src, in_w, buffer.words, 1, 0);
@@ -396,6 +435,12 @@ void RowsChannelsLastStreamed(const Plan& plan, int64_t first_row, int64_t last_
     const T* HWY_RESTRICT src = self + at.n * ss[0] + src_d(at.od) * ss[2] + src_h(at.oh) * ss[3];
     if (whole_row_copy) {
       StreamCopy(dst, src, row_words);
+      continue;
+    }
+    if (plan.channels_last_words.empty() && WholeAlignedVectors(dst, channels, channels)) {
+      // Pixels of whole vectors go straight out from their source pixels (the source row
+      // stays cached for the rows below that read it).
+      for (int64_t ow = 0; ow < out_w; ++ow) StreamVectors(dst + ow * channels, src + src_w(ow) * ss[4], channels);
       continue;
     }
     if (src != buffer.source) {
