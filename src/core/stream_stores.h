@@ -7,8 +7,8 @@
 
 namespace oa {
 
-// The size of the last-level cache instance this CPU shares (CPU 0's level-3 instance from
-// sysfs, else from CPUID's cache parameters, else 32 MiB); what
+// Three quarters of the last-level cache instance this CPU shares (CPU 0's level-3 instance
+// from sysfs, else from CPUID's cache parameters, else 32 MiB); what
 // SetStreamStoresAboveBytesForTesting forced, while forced.
 int64_t StreamStoresAboveBytes();
 
