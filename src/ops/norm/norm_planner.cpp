@@ -213,8 +213,8 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   }
 
   // fp32 outputs are streamed when the call's input and output together overflow the
-  // last-level cache (they would only evict each other); smaller ones stay in cache for
-  // their consumer.
+  // streaming threshold (3/4 of the last-level cache: they would only evict each other);
+  // smaller ones stay in cache for their consumer.
   const int64_t big_bytes = elements * (static_cast<int64_t>(DataTypeSize(plan.dtype[kX])) + 4);
   plan.stream_out = in.out != nullptr && plan.dtype[kOut] == ACL_FLOAT && !plan.gather &&
                     big_bytes > StreamStoresAboveBytes();

@@ -2,8 +2,8 @@
 // width (8, 16, 32 or 64 bits: the elements' bits, never converted). An output row whose source row
 // equals the previous output row's (or the row one plane back) is a copy of that output
 // row, so each distinct source row is gathered about once; outputs larger than the
-// last-level cache are streamed out instead (non-temporal stores, never read back). One
-// kernel per memory layout, chosen in phase 1.
+// streaming threshold (core/stream_stores.h) are streamed out instead (non-temporal
+// stores, never read back). One kernel per memory layout, chosen in phase 1.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -317,7 +317,7 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   }
 }
 
-// RowsAlongW for outputs larger than the last-level cache: out is never read back (its
+// RowsAlongW for outputs above the streaming threshold: out is never read back (its
 // lines are gone by then); each row is built in the row buffer (kept while the rows below
 // read the same source row, else gathered again from self, whose rows stay cached) and
 // streamed out with non-temporal stores.
@@ -414,7 +414,7 @@ void RowsChannelsLast(const Plan& plan, int64_t first_row, int64_t last_row) {
   }
 }
 
-// RowsChannelsLast for outputs larger than the last-level cache (out rows contiguous):
+// RowsChannelsLast for outputs above the streaming threshold (out rows contiguous):
 // as RowsAlongWStreamed, with rows of w * C words.
 template <typename T>
 void RowsChannelsLastStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {

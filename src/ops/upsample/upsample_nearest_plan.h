@@ -47,10 +47,10 @@ struct UpsampleNearestPlan {
   // of an output row, its word offset in the source row (source(ow) * W stride + c).
   std::vector<int32_t> channels_last_words;
   int64_t table_bytes = 0;
-  // Outputs larger than the last-level cache are written with non-temporal stores (no read
-  // for ownership of each line) from a row buffer on the kernel's stack; then every row of
-  // out is contiguous and fits that buffer (kUpsampleRowBufferBytes), and W is the identity
-  // or tabulated.
+  // Outputs above the streaming threshold (core/stream_stores.h) are written with
+  // non-temporal stores (no read for ownership of each line), straight from self or from a
+  // row buffer on the kernel's stack; then every row of out is contiguous and fits that
+  // buffer (kUpsampleRowBufferBytes), and W is the identity or tabulated.
   bool stream_stores = false;
 
   // Partition, fixed here from the problem alone: `rows` units of work (N*C*d*h output rows
