@@ -59,8 +59,20 @@ endif()
 add_library(openaclnn_simd_target_check OBJECT ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp)
 target_link_libraries(openaclnn_simd_target_check PUBLIC openaclnn_internal GTest::gtest)
 
+# One precompiled header for every test program: gtest, gmock and the standard headers the
+# test files parse, compiled once per tree instead of once per test file (a sixth to a fifth
+# of a test file's compile time). Its owner is an executable, so the header is compiled as
+# the test programs are (position-independent executable code, the same flags); the test
+# programs' own definitions come on top, which GCC and clang both accept.
+add_executable(openaclnn_test_pch ${PROJECT_SOURCE_DIR}/tests/support/pch_owner.cpp)
+target_link_libraries(openaclnn_test_pch PRIVATE GTest::gtest GTest::gtest_main)
+target_precompile_headers(openaclnn_test_pch PRIVATE
+  <gtest/gtest.h> <gmock/gmock.h> <algorithm> <array> <cmath> <cstdint> <cstring> <functional> <map>
+  <memory> <random> <string> <vector>)
+
 function(openaclnn_add_test target)
   cmake_parse_arguments(T "NO_BASELINE" "TIMEOUT" "LABELS;ARGS" ${ARGN})
+  target_precompile_headers(${target} REUSE_FROM openaclnn_test_pch)
   foreach(tier_label ${T_LABELS})
     openaclnn_tier_programs(${tier_label} ${target})
   endforeach()
