@@ -60,10 +60,10 @@ add_library(openaclnn_simd_target_check OBJECT ${PROJECT_SOURCE_DIR}/tests/suppo
 target_link_libraries(openaclnn_simd_target_check PUBLIC openaclnn_internal GTest::gtest)
 
 # One precompiled header for every test program: gtest, gmock and the standard headers the
-# test files parse, compiled once per tree instead of once per test file (a sixth to a fifth
-# of a test file's compile time). Its owner is an executable, so the header is compiled as
-# the test programs are (position-independent executable code, the same flags); the test
-# programs' own definitions come on top, which GCC and clang both accept.
+# test files parse, compiled once per tree instead of once per test file (a seventh of a
+# test file's compile time with GCC, a sixth with clang). Its owner is an executable, so the
+# header is compiled as the test programs are (position-independent executable code, the
+# same flags); the test programs' own definitions come on top, which GCC and clang accept.
 add_executable(openaclnn_test_pch ${PROJECT_SOURCE_DIR}/tests/support/pch_owner.cpp)
 target_link_libraries(openaclnn_test_pch PRIVATE GTest::gtest GTest::gtest_main)
 target_precompile_headers(openaclnn_test_pch PRIVATE
