@@ -191,14 +191,6 @@ HWY_INLINE bool WholeAlignedVectors(const T* dst, int64_t stride, int64_t count)
   return reinterpret_cast<uintptr_t>(dst) % vector_bytes == 0 && stride % lanes == 0 && count % lanes == 0;
 }
 
-// count words (whole vectors) from src to the vector-aligned dst with non-temporal stores.
-template <typename T>
-HWY_INLINE void StreamVectors(T* HWY_RESTRICT dst, const T* HWY_RESTRICT src, int64_t count) {
-  const hn::ScalableTag<T> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t k = 0; k < count; k += lanes) hn::Stream(hn::LoadU(d, src + k), d, dst + k);
-}
-
 // The row buffer of the streamed kernels: the words of one output row, kept while the
 // following rows read the same source row.
 template <typename T>
@@ -440,7 +432,7 @@ void RowsChannelsLastStreamed(const Plan& plan, int64_t first_row, int64_t last_
     if (plan.channels_last_words.empty() && WholeAlignedVectors(dst, channels, channels)) {
       // Pixels of whole vectors go straight out from their source pixels (the source row
       // stays cached for the rows below that read it).
-      for (int64_t ow = 0; ow < out_w; ++ow) StreamVectors(dst + ow * channels, src + src_w(ow) * ss[4], channels);
+      for (int64_t ow = 0; ow < out_w; ++ow) StreamCopy(dst + ow * channels, src + src_w(ow) * ss[4], channels);
       continue;
     }
     if (src != buffer.source) {
