@@ -1,7 +1,8 @@
 // Per-target float64 helpers for kernels that compute in double and round once: widening
 // loads of fp32/fp16/bf16, f64 -> f32 demotion with IEEE overflow, f64 -> f32 rounding to
 // odd, and the rounded-once store of a double vector to any output type. Shared by the
-// batch-norm and the interpolating upsample kernels (Highway's per-target include pattern).
+// batch-norm, normalization and interpolating upsample kernels (Highway's per-target include
+// pattern).
 #if defined(OA_CORE_SIMD_FLOAT64_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef OA_CORE_SIMD_FLOAT64_INL_H_
 #undef OA_CORE_SIMD_FLOAT64_INL_H_
@@ -101,6 +102,39 @@ HWY_INLINE void StoreNarrow(hn::Vec<DV> v, DV d, T* HWY_RESTRICT p) {
   } else {
     StoreFromFloat(DemoteToOdd(d, v), df, p);
   }
+}
+
+// ---------------------------------------------------------------- 16-bit outputs from fp32
+// A kernel may compute a 16-bit output in fp32 (twice the lanes of f64) when it knows the
+// fp32 value's error: within kErrorUnits * 2^-24 of `terms`, the sum of the magnitudes of
+// the terms it is made of. Where no rounding midpoint of the output type lies that close, the
+// fp32 value and the exact (or f64) value round to the same 16-bit value; a kernel recomputes
+// any other vector in f64, so the bits never depend on the path.
+HWY_INLINE uint32_t MidpointBit(const BFloat16*) { return 0x8000u; }  // half of bf16's last bit, in f32 bits
+HWY_INLINE uint32_t MidpointBit(const Half16*) { return 0x1000u; }    // same for normal fp16
+template <class DW>
+HWY_INLINE hn::Mask<DW> InFormatRange(DW dw, hn::Vec<DW>, const BFloat16*) {
+  return hn::FirstN(dw, hn::Lanes(dw));
+}
+template <class DW>
+HWY_INLINE hn::Mask<DW> InFormatRange(DW dw, hn::Vec<DW> v, const Half16*) {  // fp16 normal and finite
+  const hn::Vec<DW> magnitude = hn::Abs(v);
+  return hn::And(hn::Ge(magnitude, hn::Set(dw, 0x1p-14f)), hn::Lt(magnitude, hn::Set(dw, 65504.0f)));
+}
+
+// True when every lane of the fp32 value v rounds to T as the value it approximates would.
+template <int kErrorUnits, class DW, class T>
+HWY_INLINE bool FarFromMidpoints(DW dw, hn::Vec<DW> v, hn::Vec<DW> terms, const T* p) {
+  const hn::RebindToUnsigned<DW> du;
+  const uint32_t half_quantum = MidpointBit(p);
+  const auto kept = hn::And(hn::BitCast(du, v), hn::Set(du, ~(2 * half_quantum - 1)));
+  const auto midpoint = hn::BitCast(dw, hn::Or(kept, hn::Set(du, half_quantum)));  // of v's rounding interval
+  const auto distance = hn::Abs(hn::Sub(v, midpoint));  // exact: same binade
+  // The error bound, doubled because the interval below a binade edge is half as wide,
+  // doubled again for margin; the constant covers fp32 underflow.
+  constexpr float kRelative = static_cast<float>(kErrorUnits) * 0x1p-24f * 4.0f;
+  const auto bound = hn::MulAdd(terms, hn::Set(dw, kRelative), hn::Set(dw, 0x1p-126f));
+  return hn::AllTrue(dw, hn::And(hn::Gt(distance, bound), InFormatRange(dw, v, p)));  // NaN/inf: false
 }
 
 }  // namespace HWY_NAMESPACE

@@ -83,8 +83,9 @@ HWY_INLINE void StoreOut(VD v, D /*d*/, float* HWY_RESTRICT p, bool stream) {
 // ---------------------------------------------------------------- 16-bit outputs in fp32
 // A 16-bit output must be the exact result rounded once. fp32 arithmetic (twice the lanes of
 // f64) lands within 4 * 2^-24 of the terms' magnitudes of the f64 value; where no rounding
-// midpoint of the output type lies that close, both round to the same 16-bit value. A vector
-// with a lane too close (rare) is recomputed in f64, so the bits never depend on the path.
+// midpoint of the output type lies that close (FarFromMidpoints, core/simd_float64-inl.h),
+// both round to the same 16-bit value. A vector with a lane too close (rare) is recomputed in
+// f64, so the bits never depend on the path.
 using DW = hn::ScalableTag<float>;  // full-width float vectors
 using VW = hn::Vec<DW>;
 // Lanes of a full float vector. On scalable targets (SVE, SVE2) the vector length is known
@@ -96,31 +97,9 @@ using VW = hn::Vec<DW>;
 constexpr int64_t kWideLanes = static_cast<int64_t>(hn::MaxLanes(DW()));
 #define OA_BN_WIDE_LANES kWideLanes
 #endif
-
-HWY_INLINE uint32_t MidpointBit(const BFloat16*) { return 0x8000u; }  // half of bf16's last bit, in f32 bits
-HWY_INLINE uint32_t MidpointBit(const Half16*) { return 0x1000u; }    // same for normal fp16
-HWY_INLINE hn::Mask<DW> InFormatRange(VW, const BFloat16*) { return hn::FirstN(DW(), OA_BN_WIDE_LANES); }
-HWY_INLINE hn::Mask<DW> InFormatRange(VW v, const Half16*) {  // fp16 normal and finite: the midpoint rule holds
-  const DW dw;
-  const VW magnitude = hn::Abs(v);
-  return hn::And(hn::Ge(magnitude, hn::Set(dw, 0x1p-14f)), hn::Lt(magnitude, hn::Set(dw, 65504.0f)));
-}
-
-// True when every lane of the fp32 value v (terms: the sum of its terms' magnitudes) rounds
-// to the output type as the f64 value would.
-template <class T>
-HWY_INLINE bool FarFromMidpoints(VW v, VW terms, const T* p) {
-  const DW dw;
-  const hn::RebindToUnsigned<DW> du;
-  const uint32_t half_quantum = MidpointBit(p);
-  const auto kept = hn::And(hn::BitCast(du, v), hn::Set(du, ~(2 * half_quantum - 1)));
-  const VW midpoint = hn::BitCast(dw, hn::Or(kept, hn::Set(du, half_quantum)));  // of v's rounding interval
-  const VW distance = hn::Abs(hn::Sub(v, midpoint));  // exact: same binade
-  // Error bound 2^-22 * terms, doubled because the interval below a binade edge is half as
-  // wide, doubled again for margin; the constant covers fp32 underflow.
-  const VW bound = hn::MulAdd(terms, hn::Set(dw, 0x1p-20f), hn::Set(dw, 0x1p-126f));
-  return hn::AllTrue(dw, hn::And(hn::Gt(distance, bound), InFormatRange(v, p)));  // NaN/inf: false
-}
+// The write passes' fp32 value lies within 4 units of 2^-24 of its terms' magnitudes
+// (FarFromMidpoints).
+constexpr int kNarrowErrorUnits = 4;
 
 // One f64 vector of the write passes (the exact path).
 template <int kPass, class T>
@@ -180,7 +159,7 @@ OA_KERNEL_HELPER void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRIC
       for (; i + OA_BN_WIDE_LANES <= n; i += OA_BN_WIDE_LANES) {
         VW terms;
         const VW v = NarrowValue<kPass>(x + i, dy + i, w_mean, w_scale, w_slope, w_shift, &terms);
-        if (FarFromMidpoints(v, terms, dx)) {
+        if (FarFromMidpoints<kNarrowErrorUnits>(DW(), v, terms, dx)) {
           StoreFromFloat(v, dw, dx + i);
         } else {
           for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
@@ -410,7 +389,7 @@ OA_KERNEL_HELPER void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
       VW terms;
       const VW v = NarrowValue<kPass>(x + i, dy + i, hn::LoadU(dw, lane_f.mean + i), hn::LoadU(dw, lane_f.scale + i),
                                       hn::LoadU(dw, lane_f.slope + i), hn::LoadU(dw, lane_f.shift + i), &terms);
-      if (FarFromMidpoints(v, terms, dx)) {
+      if (FarFromMidpoints<kNarrowErrorUnits>(DW(), v, terms, dx)) {
         StoreFromFloat(v, dw, dx + i);
       } else {
         for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {

@@ -62,13 +62,25 @@ HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_d
   *sum_dyx = SumPartials(acc.dyx) + acc.dyx_scalar;
 }
 
+// Per-element column sums a weighted reduction may add on its way (the normalization
+// family's backward, which would otherwise widen x and dy again): dw[i] += dy * ((x - mean) *
+// rstd) and db[i] += dy, dy unweighted, products not fused (null: not requested).
+struct ColumnSums {
+  double* dw = nullptr;
+  double* db = nullptr;
+  double rstd = 0.0;
+};
+
 // One vector (partials [q*L, (q+1)*L)) of a group: the pass's contributions, lanes outside
 // `lanes` as +0.0 (kMasked: the group is the piece's last, partial one). kWeighted (kReduce
 // only): dy is first multiplied by the element's weight (exact: a product of two floats).
-template <int kPass, bool kMasked, bool kWeighted, class T>
+// kColumns (unmasked groups only): also the column sums of these elements, from offset i of
+// `columns`' arrays.
+template <int kPass, bool kMasked, bool kWeighted, bool kColumns = false, class T>
 HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy,
                                  const double* HWY_RESTRICT weight, VS mean, hn::Mask<DS> lanes, VS& sum_dy,
-                                 VS& sum_dyx) {
+                                 VS& sum_dyx, const ColumnSums* columns = nullptr, int64_t i = 0) {
+  static_assert(!(kColumns && kMasked), "column sums of whole groups only");
   const auto keep = [&](VS v) { return kMasked ? hn::IfThenElseZero(lanes, v) : v; };
   const VS centered = hn::Sub(LoadWide(ds, x), mean);
   if constexpr (kPass == bn::kSumX) {
@@ -77,6 +89,16 @@ HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RE
     sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(centered, centered)));
   } else {
     VS g = LoadWide(ds, dy);
+    if constexpr (kColumns) {
+      if (columns->dw != nullptr) {
+        double* HWY_RESTRICT dw = columns->dw + i;
+        hn::StoreU(hn::Add(hn::Mul(g, hn::Mul(centered, hn::Set(ds, columns->rstd))), hn::LoadU(ds, dw)), ds, dw);
+      }
+      if (columns->db != nullptr) {
+        double* HWY_RESTRICT db = columns->db + i;
+        hn::StoreU(hn::Add(hn::LoadU(ds, db), g), ds, db);
+      }
+    }
     if constexpr (kWeighted) g = hn::Mul(g, hn::LoadU(ds, weight));
     sum_dy = hn::Add(sum_dy, keep(g));
     sum_dyx = hn::Add(sum_dyx, keep(hn::Mul(g, centered)));
@@ -84,10 +106,12 @@ HWY_INLINE void AddContributions(DS ds, const T* HWY_RESTRICT x, const T* HWY_RE
 }
 
 // The sums of one contiguous piece of n elements into `acc` (kPass: kReduce, kSumX or
-// kCentredSquares), with kChains vectors of kSumLanes / kChains lanes each.
-template <int kPass, size_t kChains, bool kWeighted, class T>
-OA_KERNEL_HELPER void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
-                                       PartialSums& acc, const double* HWY_RESTRICT weight) {
+// kCentredSquares), with kChains vectors of kSumLanes / kChains lanes each. kColumns: also
+// the column sums of the whole groups' elements; returns how many elements those are.
+template <int kPass, size_t kChains, bool kWeighted, bool kColumns = false, class T>
+OA_KERNEL_HELPER int64_t SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                                          PartialSums& acc, const double* HWY_RESTRICT weight,
+                                          const ColumnSums* columns = nullptr) {
   const DS ds;
   constexpr size_t kGroup = kSumLanes;
   const size_t lanes = kGroup / kChains;
@@ -105,11 +129,13 @@ OA_KERNEL_HELPER void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RES
   for (; i + static_cast<int64_t>(kGroup) <= n; i += kGroup) {
     #pragma GCC unroll 16
     for (size_t q = 0; q < kChains; ++q) {
-      AddContributions<kPass, false, kWeighted>(ds, x + i + q * lanes, dy + i + q * lanes,
-                                                kWeighted ? weight + i + q * lanes : nullptr, v_mean, all,
-                                                OA_VEC_AT(sum_dy, q), OA_VEC_AT(sum_dyx, q));
+      AddContributions<kPass, false, kWeighted, kColumns>(ds, x + i + q * lanes, dy + i + q * lanes,
+                                                          kWeighted ? weight + i + q * lanes : nullptr, v_mean, all,
+                                                          OA_VEC_AT(sum_dy, q), OA_VEC_AT(sum_dyx, q), columns,
+                                                          i + static_cast<int64_t>(q * lanes));
     }
   }
+  const int64_t whole_groups = i;
   if (i < n) {
     // The last group from zero-padded copies; the lanes past n add +0.0.
     const size_t left = static_cast<size_t>(n - i);
@@ -131,24 +157,32 @@ OA_KERNEL_HELPER void SumSegmentChains(const T* HWY_RESTRICT x, const T* HWY_RES
     hn::Store(OA_VEC_AT(sum_dy, q), ds, acc.dy + q * lanes);
     hn::Store(OA_VEC_AT(sum_dyx, q), ds, acc.dyx + q * lanes);
   }
+  return whole_groups;
 }
 
-// `weight` (kWeighted only): n doubles, element i's weight on dy.
-template <int kPass, class T, bool kWeighted = false>
-OA_KERNEL_HELPER void SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
-                                 PartialSums& acc, const double* HWY_RESTRICT weight = nullptr) {
+// `weight` (kWeighted only): n doubles, element i's weight on dy. kColumns (kReduce only):
+// also `columns`' sums of the first elements, as many as it returns (whole kSumLanes groups;
+// the caller adds the rest); without kColumns it returns 0.
+template <int kPass, class T, bool kWeighted = false, bool kColumns = false>
+OA_KERNEL_HELPER int64_t SumSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, int64_t n, double mean,
+                                    PartialSums& acc, const double* HWY_RESTRICT weight = nullptr,
+                                    const ColumnSums* columns = nullptr) {
+  static_assert(!kColumns || kPass == bn::kReduce, "column sums come with the reduction");
 #if HWY_HAVE_SCALABLE
   // The lane count is known at run time only: one instantiation per possible count.
   // Every scalable vector holds at least two doubles (SVE's are 128 bits or more).
+  int64_t done;
   switch (hn::Lanes(DS())) {
-    case 2: return SumSegmentChains<kPass, 8, kWeighted>(x, dy, n, mean, acc, weight);
-    case 4: return SumSegmentChains<kPass, 4, kWeighted>(x, dy, n, mean, acc, weight);
-    case 8: return SumSegmentChains<kPass, 2, kWeighted>(x, dy, n, mean, acc, weight);
-    default: return SumSegmentChains<kPass, 1, kWeighted>(x, dy, n, mean, acc, weight);
+    case 2: done = SumSegmentChains<kPass, 8, kWeighted, kColumns>(x, dy, n, mean, acc, weight, columns); break;
+    case 4: done = SumSegmentChains<kPass, 4, kWeighted, kColumns>(x, dy, n, mean, acc, weight, columns); break;
+    case 8: done = SumSegmentChains<kPass, 2, kWeighted, kColumns>(x, dy, n, mean, acc, weight, columns); break;
+    default: done = SumSegmentChains<kPass, 1, kWeighted, kColumns>(x, dy, n, mean, acc, weight, columns);
   }
 #else
-  SumSegmentChains<kPass, kSumLanes / hn::MaxLanes(DS()), kWeighted>(x, dy, n, mean, acc, weight);
+  const int64_t done =
+      SumSegmentChains<kPass, kSumLanes / hn::MaxLanes(DS()), kWeighted, kColumns>(x, dy, n, mean, acc, weight, columns);
 #endif
+  return kColumns ? done : 0;
 }
 
 // One row of per-lane sums (channels-last data: lane j is a channel, and its sum takes the

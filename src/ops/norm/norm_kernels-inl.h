@@ -179,6 +179,72 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
   }
 }
 
+// 16-bit gradInput from fp32 (plan.float_weights): per full float vector (twice an f64
+// vector's lanes), dx = (rstd w) dy - (rstd a + (rstd k)(x - mean)) (+ addend) in fp32 with
+// the row's coefficients rounded to fp32. Against the f64 value that lies within
+// kDxErrorUnits * 2^-24 of its terms' magnitudes |rstd w dy| + |rstd k| (|x| + |mean|) +
+// |rstd a| (+ |addend|): the coefficients' and weight's roundings, x - mean, the products and
+// sums (at most six units with fused multiply-adds, seven without). A vector with a lane that close
+// to a rounding midpoint goes through BackwardRow's f64 path, so every dx is the f64 value
+// rounded once, as without this path. Returns the elements done (a multiple of the vector);
+// BackwardRow does the rest of the row. The column sums stay BackwardRow's, in f64.
+constexpr int kDxErrorUnits = 8;
+
+template <class T, class To>
+OA_KERNEL_HELPER int64_t BackwardRowFromFloat(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx,
+                                              int64_t n, double mean, double rstd, double a, double k,
+                                              const double* HWY_RESTRICT w, const float* HWY_RESTRICT w_float,
+                                              double* HWY_RESTRICT dw, double* HWY_RESTRICT db,
+                                              const T* HWY_RESTRICT addend) {
+  static_assert(sizeof(To) == 2, "16-bit outputs only");
+  using DW = hn::ScalableTag<float>;
+  const DW dwt;
+  const int64_t wide = static_cast<int64_t>(hn::Lanes(dwt));
+  const double rstd_a = rstd * a, rstd_k = rstd * k;
+  if (!bn::FitsFloat(mean) || !bn::FitsFloat(rstd) || !bn::FitsFloat(rstd_a) || !bn::FitsFloat(rstd_k)) return 0;
+  const auto v_mean = hn::Set(dwt, static_cast<float>(mean)), v_rstd = hn::Set(dwt, static_cast<float>(rstd));
+  const auto v_ra = hn::Set(dwt, static_cast<float>(rstd_a)), v_rk = hn::Set(dwt, static_cast<float>(rstd_k));
+  const auto abs_mean = hn::Abs(v_mean), abs_ra = hn::Abs(v_ra), abs_rk = hn::Abs(v_rk);
+  const BackwardCoefficients c{&mean, &rstd, &a, &k};
+  int64_t j = 0;
+  for (; j + wide <= n; j += wide) {
+    const auto xf = LoadAsFloat(dwt, x + j), g = LoadAsFloat(dwt, dy + j);
+    const auto scale = hn::Mul(v_rstd, hn::LoadU(dwt, w_float + j));
+    auto value = hn::MulSub(scale, g, hn::MulAdd(v_rk, hn::Sub(xf, v_mean), v_ra));
+    auto terms = hn::MulAdd(hn::Abs(scale), hn::Abs(g), hn::MulAdd(abs_rk, hn::Add(hn::Abs(xf), abs_mean), abs_ra));
+    if (addend != nullptr) {
+      const auto more = LoadAsFloat(dwt, addend + j);
+      value = hn::Add(value, more);
+      terms = hn::Add(terms, hn::Abs(more));
+    }
+    const bool from_float = FarFromMidpoints<kDxErrorUnits>(dwt, value, terms, dx);
+    if (from_float) StoreFromFloat(value, dwt, dx + j);
+    if (from_float && dw == nullptr && db == nullptr) continue;
+    BackwardRow<true>(x + j, dy + j, from_float ? nullptr : dx + j, wide, c, w + j, dw != nullptr ? dw + j : nullptr,
+                      db != nullptr ? db + j : nullptr, false, addend != nullptr ? addend + j : nullptr);
+  }
+  return j;
+}
+
+// A piece [from, to) of a per-lane backward row (BackwardRow's arguments, and the weight as
+// fp32 where plan.float_weights): 16-bit gradInput from fp32 where it can, the rest in f64.
+template <class T, class To>
+HWY_INLINE void BackwardLanesPiece(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, To* HWY_RESTRICT dx,
+                                   int64_t from, int64_t to, const BackwardCoefficients& c,
+                                   const double* HWY_RESTRICT w, const float* HWY_RESTRICT w_float,
+                                   double* HWY_RESTRICT dw, double* HWY_RESTRICT db, bool stream_out,
+                                   const T* HWY_RESTRICT addend) {
+  const auto at = [](auto* p, int64_t i) { return p != nullptr ? p + i : nullptr; };
+  if constexpr (sizeof(To) == 2) {
+    if (w_float != nullptr && dx != nullptr) {
+      from += BackwardRowFromFloat(x + from, dy + from, dx + from, to - from, *c.mean, *c.rstd, *c.a, *c.k, w + from,
+                                   w_float + from, at(dw, from), at(db, from), at(addend, from));
+    }
+  }
+  BackwardRow<true>(x + from, dy + from, at(dx, from), to - from, c, w + from, at(dw, from), at(db, from),
+                    StreamRow(stream_out, at(dx, from)), at(addend, from));
+}
+
 // ---------------------------------------------------------------- one block of rows
 // A big tensor's row: its address, or (gather) a copy in the block's buffer.
 struct RowPointers {
@@ -347,21 +413,29 @@ void ForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t bloc
   }
 }
 
-// Backward, per-lane parameters (LayerNorm, RmsNorm): each row's gradInput from its
-// weighted sums, and the block's column sums, in one pass over the row after the sums.
+// Backward, per-lane parameters (LayerNorm, RmsNorm): each row's weighted sums, with the
+// block's column sums of the row's whole sum groups on the way, then its gradInput and the
+// rest of the column sums in one pass over the row.
 template <class T, class To>
 void BackwardLanes(const RowNormPlan& plan, const NormWorkspace& ws, int64_t r, const RowPointers& p, double mean,
                    double rstd, double* dw, double* db) {
-  const int64_t n = plan.row_length, base = plan.LaneBase(r);
+  const int64_t n = plan.row_length;
+  const int64_t base = plan.LaneBase(r);
   const double* w = ws.weight + base;
   if (dw != nullptr) dw += base;
   if (db != nullptr) db += base;
   const T* x = reinterpret_cast<const T*>(p.row[kX]);
   const T* dy = reinterpret_cast<const T*>(p.row[kDy]);
   double a = 0.0, k = 0.0;
+  int64_t columns_done = 0;  // leading elements whose column sums the sums pass added
   if (plan.big[kOut] != nullptr) {
     bn_kernels::PartialSums acc;
-    bn_kernels::SumSegment<bn::kReduce, T, true>(x, dy, n, mean, acc, w);
+    if (dw != nullptr || db != nullptr) {
+      const bn_kernels::ColumnSums columns{dw, db, rstd};
+      columns_done = bn_kernels::SumSegment<bn::kReduce, T, true, true>(x, dy, n, mean, acc, w, &columns);
+    } else {
+      bn_kernels::SumSegment<bn::kReduce, T, true>(x, dy, n, mean, acc, w);
+    }
     double sum_wdy = 0.0, sum_wdyx = 0.0;
     bn_kernels::FinishSums(acc, &sum_wdy, &sum_wdyx);
     const double count = static_cast<double>(n);
@@ -369,8 +443,11 @@ void BackwardLanes(const RowNormPlan& plan, const NormWorkspace& ws, int64_t r, 
     k = rstd * rstd * sum_wdyx / count;
   }
   To* dx = reinterpret_cast<To*>(p.row[kOut]);
-  BackwardRow<true>(x, dy, dx, n, {&mean, &rstd, &a, &k}, w, dw, db, StreamRow(plan.stream_out, dx),
-                    reinterpret_cast<const T*>(p.row[kAddend]));
+  const T* addend = reinterpret_cast<const T*>(p.row[kAddend]);
+  const float* w_float = ws.weight_float != nullptr ? ws.weight_float + base : nullptr;
+  const BackwardCoefficients c{&mean, &rstd, &a, &k};
+  BackwardLanesPiece(x, dy, dx, 0, columns_done, c, w, w_float, nullptr, nullptr, plan.stream_out, addend);
+  BackwardLanesPiece(x, dy, dx, columns_done, n, c, w, w_float, dw, db, plan.stream_out, addend);
 }
 
 // Backward, per-segment parameters (GroupNorm): each segment's sums of dy and dy (x - mean),

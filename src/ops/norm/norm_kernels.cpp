@@ -115,6 +115,7 @@ void RunRowNormPlan(const RowNormPlan& plan, void* workspace) {
   ReadParameters(plan, plan.weight, 1.0, ws.weight);
   ReadParameters(plan, plan.bias, 0.0, ws.bias);
   if (plan.add_bias.data != nullptr) ReadParameters(plan, plan.add_bias, 0.0, ws.add_bias);
+  if (ws.weight_float != nullptr) std::copy_n(ws.weight, plan.Slots(), ws.weight_float);
   const auto run_block = HWY_DYNAMIC_DISPATCH(NormRowBlock);
   ParallelFor(plan.blocks, plan.max_threads, [&](int64_t block) { run_block(plan, ws, block); });
   if (IsBackward(plan.operation)) {

@@ -13,6 +13,7 @@ struct NormWorkspace {
   double* weight;    // Slots(): the weight per lane or channel (absent: 1)
   double* bias;      // Slots(): the bias (absent: 0)
   double* add_bias;  // Slots(): the residual forward's per-lane addend (absent: unused)
+  float* weight_float;  // float_weights: Slots(), the weight as fp32 (else null)
   double* partials;  // backward: per block, 2 x Slots() column sums
   char* gather;      // gather: per block, one row of each big tensor
   char* channels;    // channels_last: per block, the channel sums and coefficients
@@ -24,6 +25,7 @@ struct NormWorkspace {
     weight = reinterpret_cast<double*>(base + plan.ws_params);
     bias = reinterpret_cast<double*>(base + plan.ws_params + lanes_bytes);
     add_bias = reinterpret_cast<double*>(base + plan.ws_params + 2 * lanes_bytes);
+    weight_float = plan.float_weights ? reinterpret_cast<float*>(base + plan.ws_weight_float) : nullptr;
     partials = reinterpret_cast<double*>(base + plan.ws_partials);
     gather = base + plan.ws_gather;
     channels = base + plan.ws_channels;

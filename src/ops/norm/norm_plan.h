@@ -143,10 +143,15 @@ struct RowNormPlan {
   // Large fp32 outputs (y, gradInput) in contiguous rows: streaming stores, which skip
   // reading every output line before writing it (core/stream_stores.h; see the planner).
   bool stream_out = false;
+  // Backward rows with a 16-bit gradInput and per-lane weights: gradInput is computed in fp32
+  // where that provably rounds as the float64 value does (BackwardRowFromFloat), which needs
+  // the weights as fp32 too (exact for fp32 and narrower weights; the error bound allows a rounding).
+  bool float_weights = false;
   int max_threads = 1;  // scheduling only
 
   // ---- workspace map (byte offsets) ----
   uint64_t ws_params = 0;    // Slots() doubles each: weight, bias (and add_bias)
+  uint64_t ws_weight_float = 0;  // float_weights: Slots() floats
   uint64_t ws_partials = 0;  // backward: per block, Slots() doubles each: sum dy*xhat, sum dy
   uint64_t ws_gather = 0;    // gather: per block, one row of each big tensor in its dtype
   uint64_t gather_block_bytes = 0;

@@ -219,6 +219,9 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   plan.stream_out = in.out != nullptr && plan.dtype[kOut] == ACL_FLOAT && !plan.gather &&
                     big_bytes > StreamStoresAboveBytes();
 
+  plan.float_weights = IsBackward(plan.operation) && plan.PerLane() && !layout.on && in.out != nullptr &&
+                       (plan.dtype[kOut] == ACL_BF16 || plan.dtype[kOut] == ACL_FLOAT16);
+
   // The workspace; none when nothing runs (an empty call's rows may still be long: a
   // LayerNorm of [0, 2^30] must not ask for its parameters widened).
   if (plan.blocks == 0) return plan;
@@ -226,6 +229,10 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   uint64_t offset = 0;
   plan.ws_params = offset;
   offset = CheckedBytes(plan.add_bias.data != nullptr ? 3 : 2, lanes_bytes, offset);
+  plan.ws_weight_float = offset;
+  if (plan.float_weights) {
+    offset = CheckedBytes(AlignUp(CheckedBytes(static_cast<uint64_t>(plan.Slots()), sizeof(float), 0)), 1, offset);
+  }
   plan.ws_partials = offset;
   if (plan.want_column_sums()) offset = CheckedBytes(2 * lanes_bytes, static_cast<uint64_t>(plan.blocks), offset);
   plan.ws_gather = offset;
