@@ -31,6 +31,8 @@ BN_FAMILY_TESTS = r"^batch_norm_[a-z_]*(reference|chain)_test"
 BN_API_TESTS = r"^batch_norm_(api|backward_api)_test"
 CROSS_ARCH_TESTS = r"^cross_arch_checksum_test"
 HCCL_REVIEW_TESTS = r"^hccl_mpi\.(refused-retry|two-streams|nan-max-min)\.w"
+HCCL_COLLECTIVES_TESTS = r"^hccl_mpi\.collectives"
+HCCL_MISMATCH_TESTS = r"^hccl_mpi\.mismatch\.w"
 NORM = "src/ops/norm/"
 NORM_TESTS = r"^(norm_(reference|api|oracle)_test|cross_arch_checksum_test)"
 PYTORCH_EXTENSION = "python/csrc/openaclnn_torch.cpp"
@@ -281,6 +283,18 @@ MUTATIONS = [
      "src/hccl/dtypes.cpp",
      "      if (max_or_min) *mpi_op = g_custom_ops[kFp32][op];\n",
      "", HCCL_REVIEW_TESTS),
+    ("hccl-agreement-counts-point-to-point", "the agreement check compares the turn, which Send/Recv shift on some ranks only",
+     "src/hccl/execution.cpp",
+     "{0x6863636c64657363ull, comm.collectives_run,",
+     "{0x6863636c64657363ull, op.sequence,", HCCL_COLLECTIVES_TESTS),
+    ("hccl-reduce-scatter-chunk-packs-block-0", "a chunked ReduceScatter packs block 0's chunk for every rank",
+     "src/hccl/reduce.cpp",
+     "op.send + r * block_bytes + offset * element",
+     "op.send + offset * element", HCCL_COLLECTIVES_TESTS),
+    ("hccl-pair-count-unchecked", "a Send and a Recv of different counts are not caught by their headers",
+     "src/hccl/point_to_point.cpp",
+     "receiver.kind == uint64_t(Kind::kRecv) && sender.count == receiver.count && ",
+     "receiver.kind == uint64_t(Kind::kRecv) && ", HCCL_MISMATCH_TESTS),
     ("soc-backward-reads-slot-as-invstd", "under a variance profile the backward still reads saveInvstd as an invstd",
      BATCH_NORM + "aclnn_fast_batch_norm_backward.cpp",
      "    in.spread_kind = SpreadKind::kVariance;\n", "", r"^soc_profile_test"),

@@ -26,6 +26,24 @@ extern HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCount
 extern HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataType, uint32_t root, HcclComm comm,
                                 aclrtStream stream);
 
+/* Enqueued on stream; sendBuf holds rankSize blocks of recvCount elements, and recvBuf
+ * receives op over all ranks of their block number `rank`. sendBuf == recvBuf (in place)
+ * is allowed: the result replaces the first recvCount elements. */
+extern HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType,
+                                    HcclReduceOp op, HcclComm comm, aclrtStream stream);
+
+/* Enqueued on stream; completes once every rank of comm has reached its HcclBarrier. */
+extern HcclResult HcclBarrier(HcclComm comm, aclrtStream stream);
+
+/* Enqueued on stream; count elements to destRank, whose matching HcclRecv must name the
+ * same count and dataType. */
+extern HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank, HcclComm comm,
+                           aclrtStream stream);
+
+/* Enqueued on stream; count elements from srcRank's matching HcclSend. */
+extern HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank, HcclComm comm,
+                           aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -167,6 +167,8 @@ HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* ro
   created->rank = rank;
   created->size = nRanks;
   created->use_mpi = use_mpi;
+  created->sends_to.assign(nRanks, 0);
+  created->receives_from.assign(nRanks, 0);
   aclrtContext context = nullptr;
   if (aclrtGetCurrentContext(&context) == ACL_SUCCESS) created->context = context;
   if (use_mpi) {

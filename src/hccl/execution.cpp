@@ -19,17 +19,26 @@ const char* KindName(uint64_t kind) {
     case Kind::kAllReduce: return "HcclAllReduce";
     case Kind::kAllGather: return "HcclAllGather";
     case Kind::kBroadcast: return "HcclBroadcast";
+    case Kind::kReduceScatter: return "HcclReduceScatter";
+    case Kind::kBarrier: return "HcclBarrier";
+    case Kind::kSend: return "HcclSend";
+    case Kind::kRecv: return "HcclRecv";
   }
   return "an unknown collective";
 }
 
+bool Reduces(Kind kind) { return kind == Kind::kAllReduce || kind == Kind::kReduceScatter; }
+
+bool PointToPoint(Kind kind) { return kind == Kind::kSend || kind == Kind::kRecv; }
+
 namespace {
 
 std::string DescribeDescriptor(const uint64_t* d) {
+  if (static_cast<Kind>(d[2]) == Kind::kBarrier) return "HcclBarrier()";
   std::string text = std::string(KindName(d[2])) + "(count=" + std::to_string(d[3]) + ", dataType=";
   const char* type = DataTypeName(d[4]);
   text += type != nullptr ? type : std::to_string(d[4]);
-  if (static_cast<Kind>(d[2]) == Kind::kAllReduce) text += std::string(", op=") + ReduceOpName(d[5]);
+  if (Reduces(static_cast<Kind>(d[2]))) text += std::string(", op=") + ReduceOpName(d[5]);
   if (static_cast<Kind>(d[2]) == Kind::kBroadcast) text += ", root=" + std::to_string(d[6]);
   if (d[7] != 0) text += ", deterministic";
   return text + ")";
@@ -40,7 +49,7 @@ std::string DescribeDescriptor(const uint64_t* d) {
 // MPI corrupting memory (count mismatch) or hanging (different collective).
 std::string CheckAgreement(const Communicator& comm, const Collective& op) {
   constexpr int kFields = 8;
-  const uint64_t mine[kFields] = {0x6863636c64657363ull, op.sequence, static_cast<uint64_t>(op.kind), op.count,
+  const uint64_t mine[kFields] = {0x6863636c64657363ull, comm.collectives_run, static_cast<uint64_t>(op.kind), op.count,
                                   static_cast<uint64_t>(op.type), static_cast<uint64_t>(op.op), op.root,
                                   op.deterministic ? 1u : 0u};
   std::vector<uint64_t> all(static_cast<size_t>(comm.size) * kFields);
@@ -61,23 +70,37 @@ std::string CheckAgreement(const Communicator& comm, const Collective& op) {
 
 // A single-rank communicator without MPI: the result is the rank's own data.
 std::string RunLocally(const Collective& op) {
-  if (op.kind != Kind::kBroadcast && op.send != op.recv) {
-    std::memmove(op.recv, op.send, op.count * ElementSize(op.type));
+  switch (op.kind) {
+    case Kind::kBroadcast:
+    case Kind::kBarrier:
+      return "";
+    case Kind::kSend:
+    case Kind::kRecv:
+      return "a single-rank communicator has no peer";  // the entry points refuse these already
+    default:
+      if (op.send != op.recv) std::memmove(op.recv, op.send, op.count * ElementSize(op.type));
+      return "";
   }
-  return "";
 }
 
-std::string ExecuteInTurn(const Communicator& comm, const Collective& op) {
+std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
   if (!comm.use_mpi) return RunLocally(op);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return "MPI is already finalized";
+  if (PointToPoint(op.kind)) return RunPointToPoint(comm, op);
   std::string failure = CheckAgreement(comm, op);
+  ++comm.collectives_run;  // on every rank, agreeing or not, so the positions stay aligned
   if (!failure.empty()) return failure;
   switch (op.kind) {
     case Kind::kAllReduce: return RunAllReduce(comm, op);
     case Kind::kAllGather: return RunAllGather(comm, op);
     case Kind::kBroadcast: return RunBroadcast(comm, op);
+    case Kind::kReduceScatter: return RunReduceScatter(comm, op);
+    // The agreement check's all-gather has already made every rank wait for the others.
+    case Kind::kBarrier: return "";
+    case Kind::kSend:
+    case Kind::kRecv: break;
   }
   return "unknown collective";
 }
@@ -121,7 +144,7 @@ HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collect
     return CheckRoot(api, op.root, comm->size);
   }
   // Only reductions depend on the mode; for the others it stays out of the agreement check.
-  op.deterministic = op.kind == Kind::kAllReduce && DeterministicRequested();
+  op.deterministic = Reduces(op.kind) && DeterministicRequested();
   aclError status;
   {
     // The number and the queueing are one step: a refused collective takes no number.

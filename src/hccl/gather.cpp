@@ -23,14 +23,9 @@ std::string RunAllGather(const Communicator& comm, const Collective& op) {
   for (uint64_t offset = 0; offset < op.count; offset += chunk) {
     const uint64_t length = std::min(chunk, op.count - offset);
     const int bytes = static_cast<int>(length * element);
-    MPI_Datatype piece, spaced;
-    MPI_Type_contiguous(bytes, MPI_BYTE, &piece);
-    MPI_Type_create_resized(piece, 0, static_cast<MPI_Aint>(block_bytes), &spaced);
-    MPI_Type_commit(&spaced);
+    const SpacedBytes blocks(bytes, block_bytes);
     const int status = MPI_Allgather(in_place ? MPI_IN_PLACE : op.send + offset * element, bytes, MPI_BYTE,
-                                     op.recv + offset * element, 1, spaced, comm.mpi);
-    MPI_Type_free(&spaced);
-    MPI_Type_free(&piece);
+                                     op.recv + offset * element, 1, blocks.type(), comm.mpi);
     if (status != MPI_SUCCESS) return "MPI_Allgather failed: " + MpiErrorText(status);
   }
   return "";

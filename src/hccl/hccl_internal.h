@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "hccl/hccl.h"
 
@@ -58,22 +59,44 @@ HcclResult EnsureTransport(const char* api, bool* use_mpi);
 // Elements per MPI call (MPI counts are int).
 uint64_t ChunkElements(size_t element_size);
 
+// A committed MPI type of `bytes` bytes whose extent is `stride` bytes: one chunk of every
+// block of a strided layout (block r at r * stride), in one collective call.
+class SpacedBytes {
+ public:
+  SpacedBytes(int bytes, uint64_t stride);
+  ~SpacedBytes();
+  SpacedBytes(const SpacedBytes&) = delete;
+  SpacedBytes& operator=(const SpacedBytes&) = delete;
+  MPI_Datatype type() const { return spaced_; }
+
+ private:
+  MPI_Datatype piece_, spaced_;
+};
+
 // ---------------------------------------------------------------------------------------
 // Communicators (communicator.cpp).
 
-enum class Kind : uint64_t { kAllReduce = 1, kAllGather = 2, kBroadcast = 3 };
+enum class Kind : uint64_t {
+  kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kBarrier = 5, kSend = 6, kRecv = 7
+};
+// The API's name ("HcclReduceScatter").
 const char* KindName(uint64_t kind);
+// Those that reduce: they take an op and honour the deterministic mode.
+bool Reduces(Kind kind);
+// Send and Recv: two ranks take part, not the whole communicator.
+bool PointToPoint(Kind kind);
 
 struct Collective {
   Kind kind;
   unsigned char* send;
   unsigned char* recv;  // Broadcast: the buffer
-  uint64_t count;
+  uint64_t count;       // AllGather: sendCount; ReduceScatter: recvCount
   HcclDataType type;
-  HcclReduceOp op;   // AllReduce only (else SUM, so that descriptors compare)
+  HcclReduceOp op;   // the reducing kinds only (else SUM, so that descriptors compare)
   uint32_t root;     // Broadcast only (else 0)
   bool deterministic;
-  uint64_t sequence;  // position among this communicator's collectives, in issue order
+  uint64_t sequence;  // position among this communicator's operations, in issue order
+  uint32_t peer = 0;  // Send: the destination; Recv: the source
 };
 
 // Collectives of one communicator run in the order they were issued, whatever streams
@@ -94,6 +117,11 @@ struct Communicator {
   std::mutex turn_mutex;
   std::condition_variable turn_cv;
   uint64_t next_turn = 0;  // guarded by turn_mutex
+  // Touched only by the operation whose turn it is. The agreement check compares the
+  // position among the collectives alone: a Send or Recv involves two ranks, so the others
+  // do not count it.
+  uint64_t collectives_run = 0;
+  std::vector<uint64_t> sends_to, receives_from;  // point-to-point operations per peer (size entries)
 };
 
 std::shared_ptr<Communicator> FindCommunicator(HcclComm handle);
@@ -120,8 +148,9 @@ HcclResult CheckReduction(const char* api, HcclDataType type, HcclReduceOp op);
 HcclResult CheckRoot(const char* api, uint32_t root, uint32_t size);
 
 // ---------------------------------------------------------------------------------------
-// Execution (execution.cpp) and the collectives (reduce.cpp, gather.cpp), run on the
-// stream's worker thread; each returns "" or the failure's sentence.
+// Execution (execution.cpp), the collectives (reduce.cpp, gather.cpp) and the
+// point-to-point operations (point_to_point.cpp), run on the stream's worker thread; each
+// returns "" or the failure's sentence.
 
 // Queues the collective on the stream behind every collective issued before it on the
 // communicator.
@@ -129,6 +158,8 @@ HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collect
 std::string RunAllReduce(const Communicator& comm, const Collective& op);
 std::string RunAllGather(const Communicator& comm, const Collective& op);
 std::string RunBroadcast(const Communicator& comm, const Collective& op);
+std::string RunReduceScatter(const Communicator& comm, const Collective& op);
+std::string RunPointToPoint(Communicator& comm, const Collective& op);
 
 }  // namespace hccl
 }  // namespace oa

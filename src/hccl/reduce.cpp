@@ -1,4 +1,5 @@
-// The reducing collectives: HcclAllReduce, with the deterministic (rank-ordered) path.
+// The reducing collectives: HcclAllReduce and HcclReduceScatter, with the deterministic
+// (rank-ordered) path.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -16,42 +17,37 @@ double AsDouble(const unsigned char* p) {
   return static_cast<double>(value);
 }
 
-// Deterministic floating sum or product: every rank's operand is gathered, then combined
-// in rank order 0, 1, ..., W-1 (fp16/bf16 accumulated in fp32 and rounded once, fp32 in
-// fp32, fp64 in fp64), so the bits depend neither on the MPI algorithm nor on the run.
-std::string OrderedReduce(const Communicator& comm, const Collective& op, uint64_t offset, uint64_t length) {
-  const size_t element = ElementSize(op.type);
-  const size_t block = static_cast<size_t>(length) * element;
-  std::vector<unsigned char> gathered(block * comm.size);
-  const unsigned char* source = (op.send == op.recv ? op.recv : op.send) + offset * element;
-  const int status =
-      MPI_Allgather(source, static_cast<int>(block), MPI_BYTE, gathered.data(), static_cast<int>(block), MPI_BYTE, comm.mpi);
-  if (status != MPI_SUCCESS) return "MPI_Allgather failed: " + MpiErrorText(status);
-  unsigned char* target = op.recv + offset * element;
-  const bool sum = op.op == HCCL_REDUCE_SUM;
+// The deterministic combination: operand r of element i lies at operands + r * stride +
+// i * element; they are combined in rank order 0, 1, ..., W-1 (fp16/bf16 accumulated in
+// fp32 and rounded once, fp32 in fp32, fp64 in fp64), so the bits depend neither on the MPI
+// algorithm nor on the run.
+void CombineInRankOrder(const unsigned char* operands, size_t stride, uint32_t ranks, uint64_t length,
+                        HcclDataType type, HcclReduceOp op, unsigned char* target) {
+  const size_t element = ElementSize(type);
+  const bool sum = op == HCCL_REDUCE_SUM;
   for (uint64_t i = 0; i < length; ++i) {
-    const unsigned char* first = &gathered[i * element];
-    if (op.type == HCCL_DATA_TYPE_FP64) {
+    const unsigned char* first = operands + i * element;
+    if (type == HCCL_DATA_TYPE_FP64) {
       double accumulator = AsDouble<double>(first);
-      for (uint32_t r = 1; r < comm.size; ++r) {
-        const double value = AsDouble<double>(first + r * block);
+      for (uint32_t r = 1; r < ranks; ++r) {
+        const double value = AsDouble<double>(first + r * stride);
         accumulator = sum ? accumulator + value : accumulator * value;
       }
       std::memcpy(target + i * element, &accumulator, element);
-    } else if (op.type == HCCL_DATA_TYPE_FP32) {
+    } else if (type == HCCL_DATA_TYPE_FP32) {
       float accumulator = static_cast<float>(AsDouble<float>(first));
-      for (uint32_t r = 1; r < comm.size; ++r) {
-        const float value = static_cast<float>(AsDouble<float>(first + r * block));
+      for (uint32_t r = 1; r < ranks; ++r) {
+        const float value = static_cast<float>(AsDouble<float>(first + r * stride));
         accumulator = sum ? accumulator + value : accumulator * value;
       }
       std::memcpy(target + i * element, &accumulator, element);
     } else {
-      const bool bf16 = op.type == HCCL_DATA_TYPE_BFP16;
+      const bool bf16 = type == HCCL_DATA_TYPE_BFP16;
       uint16_t bits;
       std::memcpy(&bits, first, 2);
       float accumulator = HalfValue(bits, bf16);
-      for (uint32_t r = 1; r < comm.size; ++r) {
-        std::memcpy(&bits, first + r * block, 2);
+      for (uint32_t r = 1; r < ranks; ++r) {
+        std::memcpy(&bits, first + r * stride, 2);
         const float value = HalfValue(bits, bf16);
         accumulator = sum ? accumulator + value : accumulator * value;
       }
@@ -59,34 +55,91 @@ std::string OrderedReduce(const Communicator& comm, const Collective& op, uint64
       std::memcpy(target + i * element, &bits, 2);
     }
   }
-  return "";
+}
+
+// Floating SUM and PROD in deterministic mode take the ordered path; integers, MAX and MIN
+// are exact in any order.
+bool Ordered(const Collective& op) {
+  return op.deterministic && FloatingType(op.type) && (op.op == HCCL_REDUCE_SUM || op.op == HCCL_REDUCE_PROD);
 }
 
 // The ordered path gathers W operands per element: smaller chunks bound that buffer
 // (W x 4 MiB for fp32) without costing SyncBN's short vectors anything.
 constexpr uint64_t kOrderedChunkElements = uint64_t{1} << 20;
 
+uint64_t ReductionChunk(const Collective& op) {
+  const uint64_t chunk = ChunkElements(ElementSize(op.type));
+  return Ordered(op) ? std::min(chunk, kOrderedChunkElements) : chunk;
+}
+
 }  // namespace
 
 std::string RunAllReduce(const Communicator& comm, const Collective& op) {
   const size_t element = ElementSize(op.type);
-  const bool ordered = op.deterministic && FloatingType(op.type) &&
-                       (op.op == HCCL_REDUCE_SUM || op.op == HCCL_REDUCE_PROD);
-  const uint64_t chunk = ordered ? std::min(ChunkElements(element), kOrderedChunkElements) : ChunkElements(element);
+  const uint64_t chunk = ReductionChunk(op);
   MPI_Datatype mpi_type;
   MPI_Op mpi_op;
   MpiTypeAndOp(op.type, op.op, &mpi_type, &mpi_op);
+  std::vector<unsigned char> operands;
   for (uint64_t offset = 0; offset < op.count; offset += chunk) {
     const uint64_t length = std::min(chunk, op.count - offset);
-    if (ordered) {
-      std::string failure = OrderedReduce(comm, op, offset, length);
-      if (!failure.empty()) return failure;
+    if (Ordered(op)) {
+      // Every rank's operands, then the same ordered combination on every rank.
+      const int bytes = static_cast<int>(length * element);
+      operands.resize(static_cast<size_t>(bytes) * comm.size);
+      const int status = MPI_Allgather(op.send + offset * element, bytes, MPI_BYTE, operands.data(), bytes, MPI_BYTE,
+                                       comm.mpi);
+      if (status != MPI_SUCCESS) return "MPI_Allgather failed: " + MpiErrorText(status);
+      CombineInRankOrder(operands.data(), bytes, comm.size, length, op.type, op.op, op.recv + offset * element);
       continue;
     }
     const void* source = op.send == op.recv ? MPI_IN_PLACE : op.send + offset * element;
     const int status =
         MPI_Allreduce(source, op.recv + offset * element, static_cast<int>(length), mpi_type, mpi_op, comm.mpi);
     if (status != MPI_SUCCESS) return "MPI_Allreduce failed: " + MpiErrorText(status);
+  }
+  return "";
+}
+
+// sendBuf holds W blocks of recvCount elements; this rank receives the reduction of every
+// rank's block `rank`. In place (sendBuf == recvBuf), as MPI's: the result replaces the
+// first recvCount elements.
+std::string RunReduceScatter(const Communicator& comm, const Collective& op) {
+  const size_t element = ElementSize(op.type);
+  const uint64_t block_bytes = op.count * element;
+  const uint64_t chunk = ReductionChunk(op);
+  MPI_Datatype mpi_type;
+  MPI_Op mpi_op;
+  MpiTypeAndOp(op.type, op.op, &mpi_type, &mpi_op);
+  if (!Ordered(op) && op.count <= chunk) {
+    const int status = MPI_Reduce_scatter_block(op.send == op.recv ? MPI_IN_PLACE : op.send, op.recv,
+                                                static_cast<int>(op.count), mpi_type, mpi_op, comm.mpi);
+    return status == MPI_SUCCESS ? "" : "MPI_Reduce_scatter_block failed: " + MpiErrorText(status);
+  }
+  // In chunks: chunk c of every block at once. In place, the result of chunk c lands in
+  // block 0's chunk c, which this step has already read and no later step reads.
+  std::vector<unsigned char> operands;
+  for (uint64_t offset = 0; offset < op.count; offset += chunk) {
+    const uint64_t length = std::min(chunk, op.count - offset);
+    const int bytes = static_cast<int>(length * element);
+    operands.resize(static_cast<size_t>(bytes) * comm.size);
+    unsigned char* target = op.recv + offset * element;
+    if (Ordered(op)) {
+      // Rank r's chunk of this rank's block arrives as operand r: an all-to-all of the chunks.
+      const SpacedBytes blocks(bytes, block_bytes);
+      const int status =
+          MPI_Alltoall(op.send + offset * element, 1, blocks.type(), operands.data(), bytes, MPI_BYTE, comm.mpi);
+      if (status != MPI_SUCCESS) return "MPI_Alltoall failed: " + MpiErrorText(status);
+      CombineInRankOrder(operands.data(), bytes, comm.size, length, op.type, op.op, target);
+      continue;
+    }
+    // Packed: MPI reduces contiguous elements of a predefined type only.
+    for (uint32_t r = 0; r < comm.size; ++r) {
+      std::memcpy(&operands[static_cast<size_t>(r) * bytes], op.send + r * block_bytes + offset * element, bytes);
+    }
+    const int status =
+        MPI_Reduce_scatter_block(operands.data(), target, static_cast<int>(length), mpi_type, mpi_op, comm.mpi);
+    if (status != MPI_SUCCESS) return "MPI_Reduce_scatter_block failed: " + MpiErrorText(status);
   }
   return "";
 }
@@ -110,5 +163,23 @@ HCCL_API HcclResult HcclAllReduce(void* sendBuf, void* recvBuf, uint64_t count, 
   if (HcclResult status = CheckReduction(api, dataType, op)) return status;
   Collective collective{Kind::kAllReduce, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf),
                         count, dataType, op, 0, false, 0};
+  return Enqueue(api, comm, stream, collective);
+}
+
+HCCL_API HcclResult HcclReduceScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDataType dataType,
+                                      HcclReduceOp op, HcclComm comm, aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclReduceScatter";
+  if (recvCount == 0) return HCCL_SUCCESS;  // upstream: before any other check
+  if (HcclResult status = CheckStream(api, stream)) return status;
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "sendBuf", sendBuf)) return status;
+  if (HcclResult status = CheckPointer(api, "recvBuf", recvBuf)) return status;
+  // Upstream asks for the rank size before checking the count.
+  if (HcclResult status = CheckCommunicator(api, comm)) return status;
+  if (HcclResult status = CheckCount(api, "recvCount", recvCount)) return status;
+  if (HcclResult status = CheckReduction(api, dataType, op)) return status;
+  Collective collective{Kind::kReduceScatter, static_cast<unsigned char*>(sendBuf),
+                        static_cast<unsigned char*>(recvBuf), recvCount, dataType, op, 0, false, 0};
   return Enqueue(api, comm, stream, collective);
 }

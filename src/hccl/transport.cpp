@@ -86,5 +86,16 @@ uint64_t ChunkElements(size_t element_size) {
   return override_elements > 0 && override_elements < limit ? override_elements : limit;
 }
 
+SpacedBytes::SpacedBytes(int bytes, uint64_t stride) {
+  MPI_Type_contiguous(bytes, MPI_BYTE, &piece_);
+  MPI_Type_create_resized(piece_, 0, static_cast<MPI_Aint>(stride), &spaced_);
+  MPI_Type_commit(&spaced_);
+}
+
+SpacedBytes::~SpacedBytes() {
+  MPI_Type_free(&spaced_);
+  MPI_Type_free(&piece_);
+}
+
 }  // namespace hccl
 }  // namespace oa

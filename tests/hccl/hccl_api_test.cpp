@@ -223,9 +223,96 @@ TEST_F(HcclApiTest, BroadcastCheckOrder) {
   EXPECT_EQ(HcclBroadcast(data, 2, HCCL_DATA_TYPE_FP32, 0, comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
 }
 
+TEST_F(HcclApiTest, ReduceScatterCheckOrder) {
+  float data[4] = {1, 2, 3, 4};
+  float out[4] = {};
+  EXPECT_EQ(HcclReduceScatter(nullptr, nullptr, 0, HCCL_DATA_TYPE_RESERVED, HCCL_REDUCE_RESERVED, nullptr, nullptr),
+            HCCL_SUCCESS);
+  EXPECT_EQ(HcclReduceScatter(nullptr, nullptr, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatter: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatter(nullptr, nullptr, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, nullptr, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatter: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatter(nullptr, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatter: sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatter(data, nullptr, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatter: recvBuf"), std::string::npos) << LastMessage();
+  // Upstream looks the communicator up (for the rank size) before the count check.
+  EXPECT_EQ(HcclReduceScatter(data, out, 0x800000000ull, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, DestroyedComm(), stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatter(data, out, 0x800000000ull, HCCL_DATA_TYPE_UINT8, HCCL_REDUCE_SUM, comm_, stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclReduceScatter: recvCount"), std::string::npos) << LastMessage();
+  for (HcclDataType type : {HCCL_DATA_TYPE_UINT8, HCCL_DATA_TYPE_UINT16, HCCL_DATA_TYPE_UINT32, HCCL_DATA_TYPE_INT128,
+                            HCCL_DATA_TYPE_HIF8, HCCL_DATA_TYPE_FP8E8M0, static_cast<HcclDataType>(13),
+                            HCCL_DATA_TYPE_RESERVED}) {
+    EXPECT_EQ(HcclReduceScatter(data, out, 4, type, HCCL_REDUCE_SUM, comm_, stream_), HCCL_E_NOT_SUPPORT) << type;
+  }
+  EXPECT_NE(LastMessage().find("cannot be reduced"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatter(data, out, 4, HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_PROD, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_NE(LastMessage().find("op PROD"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatter(data, out, 4, HCCL_DATA_TYPE_UINT8, HCCL_REDUCE_RESERVED, comm_, stream_),
+            HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclReduceScatter(data, out, 4, HCCL_DATA_TYPE_FP32, static_cast<HcclReduceOp>(4), comm_, stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclReduceScatter: op 4"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatter(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, reinterpret_cast<aclrtStream>(8)),
+            HCCL_E_RUNTIME);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (float value : out) EXPECT_EQ(value, 0.0f);  // nothing ran
+}
+
+TEST_F(HcclApiTest, BarrierCheckOrder) {
+  EXPECT_EQ(HcclBarrier(nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclBarrier: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBarrier(nullptr, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclBarrier: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBarrier(DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclBarrier(comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
+  EXPECT_EQ(HcclBarrier(comm_, stream_), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+}
+
+// Send and Recv share one check order: count 0, comm, buffer, stream, count, dataType, the
+// communicator, then the peer (itself, or beyond the rank size).
+TEST_F(HcclApiTest, SendRecvCheckOrder) {
+  int32_t data[3] = {1, 2, 3};
+  using PointToPoint = HcclResult (*)(void*, uint64_t, HcclDataType, uint32_t, HcclComm, aclrtStream);
+  const struct {
+    PointToPoint call;
+    const char* api;
+    const char* buffer;
+    const char* peer;
+  } apis[] = {{&HcclSend, "HcclSend", "sendBuf", "destRank"}, {&HcclRecv, "HcclRecv", "recvBuf", "srcRank"}};
+  for (const auto& api : apis) {
+    const std::string name = api.api;
+    EXPECT_EQ(api.call(nullptr, 0, HCCL_DATA_TYPE_RESERVED, 0, nullptr, nullptr), HCCL_SUCCESS) << name;
+    EXPECT_EQ(api.call(nullptr, 3, HCCL_DATA_TYPE_INT32, 1, nullptr, nullptr), HCCL_E_PTR) << name;
+    EXPECT_NE(LastMessage().find(name + ": comm"), std::string::npos) << LastMessage();
+    EXPECT_EQ(api.call(nullptr, 3, HCCL_DATA_TYPE_INT32, 1, comm_, nullptr), HCCL_E_PTR) << name;
+    EXPECT_NE(LastMessage().find(name + ": " + api.buffer), std::string::npos) << LastMessage();
+    EXPECT_EQ(api.call(data, 3, HCCL_DATA_TYPE_INT32, 1, comm_, nullptr), HCCL_E_PTR) << name;
+    EXPECT_NE(LastMessage().find(name + ": stream"), std::string::npos) << LastMessage();
+    EXPECT_EQ(api.call(data, 0x800000000ull, HCCL_DATA_TYPE_INT128, 0, comm_, stream_), HCCL_E_PARA) << name;
+    EXPECT_NE(LastMessage().find(name + ": count"), std::string::npos) << LastMessage();
+    // The type comes before the communicator and the peer.
+    EXPECT_EQ(api.call(data, 3, HCCL_DATA_TYPE_INT128, 0, DestroyedComm(), stream_), HCCL_E_NOT_SUPPORT) << name;
+    EXPECT_EQ(api.call(data, 3, static_cast<HcclDataType>(13), 0, comm_, stream_), HCCL_E_NOT_SUPPORT) << name;
+    EXPECT_EQ(api.call(data, 3, HCCL_DATA_TYPE_INT32, 0, DestroyedComm(), stream_), HCCL_E_PARA) << name;
+    EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+    // Rank 0 of a one-rank communicator: itself, then beyond the size.
+    EXPECT_EQ(api.call(data, 3, HCCL_DATA_TYPE_INT32, 0, comm_, stream_), HCCL_E_NOT_SUPPORT) << name;
+    EXPECT_NE(LastMessage().find(std::string(api.peer) + " 0 is this rank itself"), std::string::npos) << LastMessage();
+    EXPECT_EQ(api.call(data, 3, HCCL_DATA_TYPE_INT32, 1, comm_, stream_), HCCL_E_PARA) << name;
+    EXPECT_NE(LastMessage().find(std::string(api.peer) + " 1 must be below the rank size 1"), std::string::npos)
+        << LastMessage();
+  }
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+}
+
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
   std::vector<float> send = {1.5f, -2.0f, 3.25f};
-  std::vector<float> staged(3, 0.0f), reduced(3, -1.0f), gathered(3, -1.0f), copied(3, -1.0f);
+  std::vector<float> staged(3, 0.0f), reduced(3, -1.0f), gathered(3, -1.0f), scattered(3, -1.0f), copied(3, -1.0f);
   // Work before the collective (a copy into its input) and after it (a copy of its output)
   // on the same stream, without host synchronisation in between.
   ASSERT_EQ(aclrtMemcpyAsync(staged.data(), 12, send.data(), 12, ACL_MEMCPY_HOST_TO_DEVICE, stream_), ACL_SUCCESS);
@@ -233,11 +320,16 @@ TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
             HCCL_SUCCESS);
   ASSERT_EQ(HcclAllGather(reduced.data(), gathered.data(), 3, HCCL_DATA_TYPE_FP32, comm_, stream_), HCCL_SUCCESS);
   ASSERT_EQ(HcclBroadcast(gathered.data(), 3, HCCL_DATA_TYPE_FP32, 0, comm_, stream_), HCCL_SUCCESS);
-  ASSERT_EQ(aclrtMemcpyAsync(copied.data(), 12, gathered.data(), 12, ACL_MEMCPY_DEVICE_TO_HOST, stream_), ACL_SUCCESS);
+  ASSERT_EQ(HcclBarrier(comm_, stream_), HCCL_SUCCESS);
+  ASSERT_EQ(HcclReduceScatter(gathered.data(), scattered.data(), 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_),
+            HCCL_SUCCESS);
+  ASSERT_EQ(aclrtMemcpyAsync(copied.data(), 12, scattered.data(), 12, ACL_MEMCPY_DEVICE_TO_HOST, stream_), ACL_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(copied, send);
   // In place.
   ASSERT_EQ(HcclAllReduce(copied.data(), copied.data(), 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_),
+            HCCL_SUCCESS);
+  ASSERT_EQ(HcclReduceScatter(copied.data(), copied.data(), 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_PROD, comm_, stream_),
             HCCL_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(copied, send);

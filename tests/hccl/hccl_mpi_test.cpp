@@ -3,20 +3,23 @@
 // the verdict, so mpirun's exit status is the test's.
 //
 //   collectives           CANN-style bootstrap (MPI_Init, rank 0 HcclGetRootInfo, MPI_Bcast of
-//                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce for every
-//                         type and op, AllGather, Broadcast, stream order with operator work
-//                         before and after, the default and deterministic floating sums
+//                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce and
+//                         ReduceScatter for every type and op, AllGather, Broadcast, Barrier,
+//                         a Send/Recv ring, stream order with operator work before and after,
+//                         the default and deterministic floating sums
 //   no-mpi-calls DIR      the program never calls MPI: libhccl initializes (and aclFinalize
 //                         finalizes) it; the root info travels through a file in DIR
 //   bootstrap CASE        disagreeing HcclCommInitRootInfo calls: every rank gets HCCL_E_PARA
 //   mismatch              different count / dataType / collective on two ranks: every rank's
-//                         aclrtSynchronizeStream reports the failure, later collectives work
+//                         aclrtSynchronizeStream reports the failure, later collectives work;
+//                         a Send and a Recv that disagree fail on both sides, moving nothing
 //   pending-destroy       HcclCommDestroy with a collective pending: HCCL_E_AGAIN
 //   deterministic-digest  prints a digest of deterministic sums (two runs must agree)
 //   refused-retry         a collective refused on rank 0 (destroyed stream) leaves the communicator
 //                         usable: the next ones succeed on every rank
 //   two-streams           #0 on stream 1, #1 on stream 2, one rank's stream 1 busy: issue order holds
-//   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank
+//   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank (AllReduce,
+//                         ReduceScatter)
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
 #include <mpi.h>
 #include <sys/stat.h>
@@ -125,6 +128,13 @@ double Reduce(HcclReduceOp op, double a, double b) {
   }
 }
 
+// The reduction over all ranks of their exact input number i.
+double ExpectedReduction(HcclReduceOp op, bool is_unsigned, bool is_integer, uint64_t i) {
+  double expected = ExactInput(op, is_unsigned, is_integer, 0, i);
+  for (int r = 1; r < g_size; ++r) expected = Reduce(op, expected, ExactInput(op, is_unsigned, is_integer, r, i));
+  return expected;
+}
+
 template <typename Type>
 void CheckAllReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
                     bool is_unsigned, uint64_t count, bool in_place) {
@@ -135,8 +145,7 @@ void CheckAllReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclRe
   REQUIRE_HCCL(HcclAllReduce(send.data(), target, count, type, op, comm, stream));
   REQUIRE_ACL(aclrtSynchronizeStream(stream));
   for (uint64_t i = 0; i < count; ++i) {
-    double expected = ExactInput(op, is_unsigned, is_integer, 0, i);
-    for (int r = 1; r < g_size; ++r) expected = Reduce(op, expected, ExactInput(op, is_unsigned, is_integer, r, i));
+    const double expected = ExpectedReduction(op, is_unsigned, is_integer, i);
     const Storage want = Type::From(expected);
     if (std::memcmp(&target[i], &want, sizeof want) != 0) {
       Failure("AllReduce type %d op %d count %llu%s: element %llu is %g, expected %g", type, op,
@@ -144,6 +153,34 @@ void CheckAllReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclRe
               Type::To(target[i]), expected);
       return;
     }
+  }
+}
+
+// Every rank's sendBuf holds W blocks of count elements, element j of it exact input j;
+// this rank receives the reduction of block g_rank, i.e. of inputs g_rank * count + i.
+template <typename Type>
+void CheckReduceScatter(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
+                        bool is_unsigned, uint64_t count, bool in_place) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> send(count * g_size), recv(count);
+  for (uint64_t j = 0; j < send.size(); ++j) send[j] = Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, j));
+  Storage* target = in_place ? send.data() : recv.data();
+  REQUIRE_HCCL(HcclReduceScatter(send.data(), target, count, type, op, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    const double expected = ExpectedReduction(op, is_unsigned, is_integer, g_rank * count + i);
+    const Storage want = Type::From(expected);
+    if (std::memcmp(&target[i], &want, sizeof want) != 0) {
+      Failure("ReduceScatter type %d op %d recvCount %llu%s: element %llu is %g, expected %g", type, op,
+              static_cast<unsigned long long>(count), in_place ? " in place" : "", static_cast<unsigned long long>(i),
+              Type::To(target[i]), expected);
+      return;
+    }
+  }
+  if (!in_place) {
+    // The input is left alone.
+    EXPECT(send[count * g_size - 1] == Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, count * g_size - 1)),
+           "ReduceScatter type %d op %d wrote into sendBuf", type, op);
   }
 }
 
@@ -155,6 +192,11 @@ void CheckAllReduceOps(HcclComm comm, aclrtStream stream, HcclDataType type, boo
     for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1000}}) {
       CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
       CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true);
+    }
+    // 1001: the chunked run (1000-element chunks) splits it.
+    for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1001}}) {
+      CheckReduceScatter<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
+      CheckReduceScatter<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true);
     }
   }
 }
@@ -195,6 +237,22 @@ std::vector<typename Type::Storage> RandomSum(HcclComm comm, aclrtStream stream,
   return data;
 }
 
+// Element j of every rank's sendBuf is RandomInput(rank, j); this rank's result is the sum
+// of inputs g_rank * count + i.
+template <typename Type>
+std::vector<typename Type::Storage> RandomReduceScatter(HcclComm comm, aclrtStream stream, HcclDataType type,
+                                                        uint64_t count) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> data(count * g_size);
+  for (uint64_t j = 0; j < data.size(); ++j) data[j] = Type::From(RandomInput(g_rank, j));
+  if (HcclReduceScatter(data.data(), data.data(), count, type, HCCL_REDUCE_SUM, comm, stream) != HCCL_SUCCESS ||
+      aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+    Failure("random ReduceScatter of type %d failed: %s", type, aclGetRecentErrMsg());
+  }
+  data.resize(count);
+  return data;
+}
+
 template <typename Type>
 void CheckSameBitsEverywhere(const std::vector<typename Type::Storage>& result, const char* what) {
   const int bytes = static_cast<int>(result.size() * sizeof(result[0]));
@@ -206,12 +264,13 @@ void CheckSameBitsEverywhere(const std::vector<typename Type::Storage>& result, 
   }
 }
 
+// result[i] must be the rank-ordered sum of inputs first + i.
 template <typename Type>
-void CheckOrderedSum(const std::vector<typename Type::Storage>& result, const char* what) {
+void CheckOrderedSum(const std::vector<typename Type::Storage>& result, const char* what, uint64_t first = 0) {
   for (uint64_t i = 0; i < result.size(); ++i) {
     // The inputs as the ranks stored them, summed in rank order in fp32.
-    float sum = static_cast<float>(Type::To(Type::From(RandomInput(0, i))));
-    for (int r = 1; r < g_size; ++r) sum += static_cast<float>(Type::To(Type::From(RandomInput(r, i))));
+    float sum = static_cast<float>(Type::To(Type::From(RandomInput(0, first + i))));
+    for (int r = 1; r < g_size; ++r) sum += static_cast<float>(Type::To(Type::From(RandomInput(r, first + i))));
     const typename Type::Storage want = Type::From(sum);
     if (std::memcmp(&result[i], &want, sizeof want) != 0) {
       Failure("%s: element %llu is %.9g, the rank-ordered sum is %.9g", what, static_cast<unsigned long long>(i),
@@ -241,12 +300,21 @@ void CheckFloatingSums(HcclComm comm, aclrtStream stream) {
   CheckOrderedSum<Plain<float>>(RandomSum<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count), "deterministic fp32");
   CheckOrderedSum<Fp16>(RandomSum<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count), "deterministic fp16");
   CheckOrderedSum<Bf16>(RandomSum<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count), "deterministic bf16");
+  const uint64_t mine = g_rank * count;  // this rank's block of the reduce-scatter inputs
+  CheckOrderedSum<Plain<float>>(RandomReduceScatter<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count),
+                                "deterministic fp32 ReduceScatter", mine);
+  CheckOrderedSum<Fp16>(RandomReduceScatter<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count),
+                        "deterministic fp16 ReduceScatter", mine);
+  CheckOrderedSum<Bf16>(RandomReduceScatter<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count),
+                        "deterministic bf16 ReduceScatter", mine);
   unsetenv("HCCL_DETERMINISTIC");
   // ...and through the context option.
   REQUIRE_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1));
   CheckOrderedSum<Bf16>(RandomSum<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count), "ACL_OPT_DETERMINISTIC bf16");
   CheckOrderedSum<Plain<float>>(RandomSum<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count),
                                 "ACL_OPT_DETERMINISTIC fp32");
+  CheckOrderedSum<Bf16>(RandomReduceScatter<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count),
+                        "ACL_OPT_DETERMINISTIC bf16 ReduceScatter", mine);
   REQUIRE_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 0));
 }
 
@@ -291,6 +359,64 @@ void CheckBroadcast(HcclComm comm, aclrtStream stream) {
     }
     EXPECT(small[0] == 2.5f && small[2] == 2.5f, "fp32 Broadcast from root %d", root);
   }
+}
+
+// The last rank reaches its Barrier late: the others' Barrier must not complete before it.
+void CheckBarrier(HcclComm comm, aclrtStream stream) {
+  const auto late = std::chrono::milliseconds(200);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = std::chrono::steady_clock::now();
+  if (g_rank == g_size - 1) std::this_thread::sleep_for(late);
+  REQUIRE_HCCL(HcclBarrier(comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT(waited >= late - std::chrono::milliseconds(20), "HcclBarrier returned after %lld ms, before the last rank came",
+         static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()));
+}
+
+// Element i of what rank `from` sends to rank `to`: distinct for every pair.
+template <typename T>
+T PairValue(int from, int to, uint64_t i) {
+  return static_cast<T>(from * 4 + to + static_cast<int>(i % 7) * 32);  // below 256 for W <= 4
+}
+
+// A ring: each rank sends to the next and receives from the previous, even ranks sending
+// first, so no rank waits on a peer that waits on it. Queued without synchronising in
+// between; then rank 0 and rank 1 exchange once more while the others do not, and a
+// collective follows: point-to-point operations must not shift the collectives' positions.
+template <typename T>
+void CheckSendRecvRing(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  if (g_size < 2) return;
+  const int next = (g_rank + 1) % g_size, previous = (g_rank + g_size - 1) % g_size;
+  std::vector<T> out(count), in(count, T{});
+  for (uint64_t i = 0; i < count; ++i) out[i] = PairValue<T>(g_rank, next, i);
+  if (g_rank % 2 == 0) {
+    REQUIRE_HCCL(HcclSend(out.data(), count, type, static_cast<uint32_t>(next), comm, stream));
+    REQUIRE_HCCL(HcclRecv(in.data(), count, type, static_cast<uint32_t>(previous), comm, stream));
+  } else {
+    REQUIRE_HCCL(HcclRecv(in.data(), count, type, static_cast<uint32_t>(previous), comm, stream));
+    REQUIRE_HCCL(HcclSend(out.data(), count, type, static_cast<uint32_t>(next), comm, stream));
+  }
+  std::vector<T> extra(3, T{});
+  if (g_rank == 0) {
+    std::vector<T> from_zero = {T(1), T(2), T(3)};
+    REQUIRE_HCCL(HcclSend(from_zero.data(), 3, type, 1, comm, stream));
+    REQUIRE_ACL(aclrtSynchronizeStream(stream));  // from_zero lives in this block
+  } else if (g_rank == 1) {
+    REQUIRE_HCCL(HcclRecv(extra.data(), 3, type, 0, comm, stream));
+  }
+  std::vector<int32_t> ones(2, 1);
+  REQUIRE_HCCL(HcclAllReduce(ones.data(), ones.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    if (in[i] != PairValue<T>(previous, g_rank, i)) {
+      Failure("Send/Recv ring type %d count %llu: element %llu from rank %d is wrong", type,
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(i), previous);
+      break;
+    }
+  }
+  EXPECT(g_rank != 1 || (extra[0] == T(1) && extra[2] == T(3)), "the extra Recv from rank 0");
+  EXPECT(ones[1] == g_size, "AllReduce after point-to-point operations: %d", ones[1]);
 }
 
 // aclnnBatchNormStats before the collective writes its input, another after it reads its
@@ -396,6 +522,11 @@ void RunCollectives() {
     CheckAllGather<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, count, false);
   }
   CheckBroadcast(comm, device.stream);
+  CheckBarrier(comm, device.stream);
+  // 2049: the chunked run splits it.
+  CheckSendRecvRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);
+  CheckSendRecvRing<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, 5);
+  CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
   CheckStreamOrderWithOperators(comm, device.stream);
   CheckTwoStreams(comm, device.stream);
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
@@ -506,6 +637,42 @@ void RunMismatch() {
   }
   status = aclrtSynchronizeStream(device.stream);
   EXPECT(g_size == 1 || status == ACL_ERROR_RT_FAILURE, "collective mismatch: %d", status);
+  // ReduceScatter on the last rank, AllReduce elsewhere (same count and type).
+  std::vector<float> blocks(4 * g_size, 1.0f);
+  if (odd) {
+    REQUIRE_HCCL(HcclReduceScatter(blocks.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
+                                   device.stream));
+  } else {
+    REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
+  }
+  status = aclrtSynchronizeStream(device.stream);
+  if (g_size > 1) {
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "ReduceScatter / AllReduce mismatch: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "HcclReduceScatter") != nullptr, "message: %s", aclGetRecentErrMsg());
+  }
+  // A Send and a Recv that disagree on the count, then on the dataType: both sides fail and
+  // the receiver's buffer is untouched; an agreeing pair then works.
+  if (g_size > 1 && g_rank < 2) {
+    std::vector<int32_t> payload(5, 42), landing(5, -7);
+    const bool sender = g_rank == 0;
+    const auto pair = [&](uint64_t count, HcclDataType receive_type) {
+      return sender ? HcclSend(payload.data(), count, HCCL_DATA_TYPE_INT32, 1, comm, device.stream)
+                    : HcclRecv(landing.data(), 4, receive_type, 0, comm, device.stream);
+    };
+    REQUIRE_HCCL(pair(5, HCCL_DATA_TYPE_INT32));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "Send count 5 / Recv count 4: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "point-to-point pair disagrees") != nullptr, "message: %s",
+           aclGetRecentErrMsg());
+    REQUIRE_HCCL(pair(4, HCCL_DATA_TYPE_FP32));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "Send INT32 / Recv FP32: %d", status);
+    EXPECT(landing[0] == -7 && landing[4] == -7, "a disagreeing pair must not touch the receiver's buffer");
+    REQUIRE_HCCL(pair(4, HCCL_DATA_TYPE_INT32));
+    EXPECT(aclrtSynchronizeStream(device.stream) == ACL_SUCCESS, "agreeing pair after mismatches: %s",
+           aclGetRecentErrMsg());
+    EXPECT(sender || (landing[3] == 42 && landing[4] == -7), "agreeing pair: %d %d", landing[3], landing[4]);
+  }
   // The communicator still works once the ranks agree again.
   std::vector<float> fresh(4, 1.0f);
   REQUIRE_HCCL(HcclAllReduce(fresh.data(), fresh.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
@@ -643,16 +810,27 @@ void RunTwoStreamsInIssueOrder() {
 // Review item 8: MAX and MIN of every float type propagate a NaN whatever rank holds it.
 // Element k is NaN on rank k and 1 (MAX) / -1 (MIN) elsewhere, so every element of the
 // result must be NaN on every rank.
+// ReduceScatter: every one of the W blocks is laid out so, and each rank's block must come
+// back all NaN.
 template <class Type>
-void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, const char* what) {
+void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, const char* what,
+                        bool reduce_scatter) {
   using Storage = typename Type::Storage;
-  std::vector<Storage> data(static_cast<size_t>(g_size)), out(static_cast<size_t>(g_size));
-  for (int k = 0; k < g_size; ++k) data[k] = Type::From(k == g_rank ? NAN : (op == HCCL_REDUCE_MAX ? 1.0 : -1.0));
-  REQUIRE_HCCL(HcclAllReduce(data.data(), out.data(), data.size(), type, op, comm, stream));
+  const size_t blocks = reduce_scatter ? static_cast<size_t>(g_size) : 1;
+  std::vector<Storage> data(static_cast<size_t>(g_size) * blocks), out(static_cast<size_t>(g_size));
+  for (size_t j = 0; j < data.size(); ++j) {
+    data[j] = Type::From(static_cast<int>(j % g_size) == g_rank ? NAN : (op == HCCL_REDUCE_MAX ? 1.0 : -1.0));
+  }
+  if (reduce_scatter) {
+    REQUIRE_HCCL(HcclReduceScatter(data.data(), out.data(), out.size(), type, op, comm, stream));
+  } else {
+    REQUIRE_HCCL(HcclAllReduce(data.data(), out.data(), out.size(), type, op, comm, stream));
+  }
   REQUIRE_ACL(aclrtSynchronizeStream(stream));
   for (int k = 0; k < g_size; ++k) {
-    EXPECT(std::isnan(Type::To(out[k])), "%s %s: element %d (NaN on rank %d) came back %g", what,
-           op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k, Type::To(out[k]));
+    EXPECT(std::isnan(Type::To(out[k])), "%s %s %s: element %d (NaN on rank %d) came back %g",
+           reduce_scatter ? "ReduceScatter" : "AllReduce", what, op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k,
+           Type::To(out[k]));
   }
 }
 
@@ -662,10 +840,12 @@ void RunNanMaxMin() {
   HcclComm comm = CannStyleInit();
   if (comm == nullptr) return;
   for (HcclReduceOp op : {HCCL_REDUCE_MAX, HCCL_REDUCE_MIN}) {
-    CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32");
-    CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64");
-    CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16");
-    CheckNanPropagates<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, op, "bf16");
+    for (bool reduce_scatter : {false, true}) {
+      CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32", reduce_scatter);
+      CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64", reduce_scatter);
+      CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16", reduce_scatter);
+      CheckNanPropagates<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, op, "bf16", reduce_scatter);
+    }
   }
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
   device.Close();
