@@ -44,6 +44,19 @@ extern HcclResult HcclSend(void *sendBuf, uint64_t count, HcclDataType dataType,
 extern HcclResult HcclRecv(void *recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank, HcclComm comm,
                            aclrtStream stream);
 
+/* Enqueued on stream; block j (sendCount elements) of sendBuf goes to rank j, and block r
+ * of recvBuf comes from rank r. sendCount == recvCount and sendType == recvType; not in
+ * place. */
+extern HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclDataType sendType, const void *recvBuf,
+                               uint64_t recvCount, HcclDataType recvType, HcclComm comm, aclrtStream stream);
+
+/* Enqueued on stream; sendCounts[j] elements at sendBuf + sdispls[j] go to rank j, and
+ * recvCounts[r] elements from rank r land at recvBuf + rdispls[r] (uint64_t arrays of
+ * rankSize entries, in elements, read when the call is made). Not in place. */
+extern HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, const void *sdispls,
+                                HcclDataType sendType, const void *recvBuf, const void *recvCounts,
+                                const void *rdispls, HcclDataType recvType, HcclComm comm, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,8 @@ const char* KindName(uint64_t kind) {
     case Kind::kBarrier: return "HcclBarrier";
     case Kind::kSend: return "HcclSend";
     case Kind::kRecv: return "HcclRecv";
+    case Kind::kAlltoAll: return "HcclAlltoAll";
+    case Kind::kAlltoAllV: return "HcclAlltoAllV";
   }
   return "an unknown collective";
 }
@@ -35,7 +37,10 @@ namespace {
 
 std::string DescribeDescriptor(const uint64_t* d) {
   if (static_cast<Kind>(d[2]) == Kind::kBarrier) return "HcclBarrier()";
-  std::string text = std::string(KindName(d[2])) + "(count=" + std::to_string(d[3]) + ", dataType=";
+  // The V variants' counts differ from rank to rank by design; they are compared apart.
+  std::string text = std::string(KindName(d[2])) + "(";
+  if (static_cast<Kind>(d[2]) != Kind::kAlltoAllV) text += "count=" + std::to_string(d[3]) + ", ";
+  text += "dataType=";
   const char* type = DataTypeName(d[4]);
   text += type != nullptr ? type : std::to_string(d[4]);
   if (Reduces(static_cast<Kind>(d[2]))) text += std::string(", op=") + ReduceOpName(d[5]);
@@ -69,8 +74,11 @@ std::string CheckAgreement(const Communicator& comm, const Collective& op) {
 }
 
 // A single-rank communicator without MPI: the result is the rank's own data.
-std::string RunLocally(const Collective& op) {
+std::string RunLocally(const Communicator& comm, const Collective& op) {
   switch (op.kind) {
+    case Kind::kAlltoAll:
+    case Kind::kAlltoAllV:
+      return RunAlltoAll(comm, op);
     case Kind::kBroadcast:
     case Kind::kBarrier:
       return "";
@@ -84,7 +92,7 @@ std::string RunLocally(const Collective& op) {
 }
 
 std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
-  if (!comm.use_mpi) return RunLocally(op);
+  if (!comm.use_mpi) return RunLocally(comm, op);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return "MPI is already finalized";
@@ -99,6 +107,8 @@ std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
     case Kind::kReduceScatter: return RunReduceScatter(comm, op);
     // The agreement check's all-gather has already made every rank wait for the others.
     case Kind::kBarrier: return "";
+    case Kind::kAlltoAll:
+    case Kind::kAlltoAllV: return RunAlltoAll(comm, op);
     case Kind::kSend:
     case Kind::kRecv: break;
   }

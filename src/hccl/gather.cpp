@@ -1,6 +1,11 @@
-// The collectives that move data without reducing it: HcclAllGather and HcclBroadcast.
+// The collectives that move data without reducing it: HcclAllGather, HcclBroadcast,
+// HcclAlltoAll and HcclAlltoAllV.
 #include <algorithm>
 #include <climits>
+#include <cstring>
+#include <vector>
+
+#include "core/dtype.h"
 
 #include "hccl_internal.h"
 
@@ -43,6 +48,79 @@ std::string RunBroadcast(const Communicator& comm, const Collective& op) {
   return "";
 }
 
+namespace {
+
+// The V variant's counts must pair up: what rank r sends rank j is what rank j expects
+// from rank r. Every rank gathers every rank's counts and reports the same first mismatch.
+std::string CheckCountsPairUp(const Communicator& comm, const Collective& op) {
+  const size_t ranks = comm.size;
+  std::vector<uint64_t> mine(op.send_counts);
+  mine.insert(mine.end(), op.recv_counts.begin(), op.recv_counts.end());
+  std::vector<uint64_t> all(mine);
+  if (comm.use_mpi) {
+    all.resize(ranks * mine.size());
+    const int words = static_cast<int>(mine.size());
+    const int status = MPI_Allgather(mine.data(), words, MPI_UINT64_T, all.data(), words, MPI_UINT64_T, comm.mpi);
+    if (status != MPI_SUCCESS) return "exchanging the counts failed: " + MpiErrorText(status);
+  }
+  const auto sends = [&](size_t from, size_t to) { return all[from * 2 * ranks + to]; };
+  const auto expects = [&](size_t at, size_t from) { return all[at * 2 * ranks + ranks + from]; };
+  for (size_t from = 0; from < ranks; ++from) {
+    for (size_t to = 0; to < ranks; ++to) {
+      if (sends(from, to) == expects(to, from)) continue;
+      return "the ranks' sendCounts and recvCounts do not pair up: rank " + std::to_string(from) + " sends rank " +
+             std::to_string(to) + " " + std::to_string(sends(from, to)) + " element(s) but rank " + std::to_string(to) +
+             " expects " + std::to_string(expects(to, from)) + " from rank " + std::to_string(from) +
+             "; no data were exchanged";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+// Block j of sendBuf goes to rank j, rank r's block lands at recvBuf's block r. Pair by pair
+// with non-blocking messages, in rounds of one chunk per pair (MPI counts are int; the
+// counts and displacements are 64-bit); this rank's own block is a copy.
+std::string RunAlltoAll(const Communicator& comm, const Collective& op) {
+  if (op.kind == Kind::kAlltoAllV) {
+    std::string failure = CheckCountsPairUp(comm, op);
+    if (!failure.empty()) return failure;
+  }
+  const size_t element = ElementSize(op.type);
+  const uint64_t chunk = ChunkElements(element);
+  uint64_t longest = 0;
+  for (uint32_t r = 0; r < comm.size; ++r) longest = std::max({longest, op.send_counts[r], op.recv_counts[r]});
+  std::vector<MPI_Request> requests;
+  for (uint64_t offset = 0; offset < longest; offset += chunk) {
+    requests.clear();
+    for (uint32_t peer = 0; peer < comm.size; ++peer) {
+      const auto part = [&](uint64_t count) { return count > offset ? std::min(chunk, count - offset) : 0; };
+      const uint64_t sending = part(op.send_counts[peer]), receiving = part(op.recv_counts[peer]);
+      const unsigned char* from = op.send + (op.send_displs[peer] + offset) * element;
+      unsigned char* to = op.recv + (op.recv_displs[peer] + offset) * element;
+      if (peer == comm.rank) {
+        if (sending != 0) std::memmove(to, from, sending * element);  // the counts pair up (checked)
+        continue;
+      }
+      if (receiving != 0) {
+        requests.emplace_back();
+        MPI_Irecv(to, static_cast<int>(receiving * element), MPI_BYTE, static_cast<int>(peer), kBlocksTag, comm.mpi,
+                  &requests.back());
+      }
+      if (sending != 0) {
+        requests.emplace_back();
+        MPI_Isend(from, static_cast<int>(sending * element), MPI_BYTE, static_cast<int>(peer), kBlocksTag, comm.mpi,
+                  &requests.back());
+      }
+    }
+    if (requests.empty()) continue;  // a single rank without MPI has only its own block
+    const int status = MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    if (status != MPI_SUCCESS) return "exchanging the blocks failed: " + MpiErrorText(status);
+  }
+  return "";
+}
+
 }  // namespace hccl
 }  // namespace oa
 
@@ -79,5 +157,99 @@ HCCL_API HcclResult HcclBroadcast(void* buf, uint64_t count, HcclDataType dataTy
   if (HcclResult status = CheckMovableType(api, dataType)) return status;
   Collective collective{Kind::kBroadcast, nullptr, static_cast<unsigned char*>(buf), count, dataType, HCCL_REDUCE_SUM,
                         root, false, 0};
+  return Enqueue(api, comm, stream, collective);
+}
+
+namespace {
+
+const char* TypeNameOrUndefined(HcclDataType type) {
+  const char* name = oa::hccl::DataTypeName(static_cast<uint64_t>(oa::EnumBits(type)));
+  return name != nullptr ? name : "undefined";
+}
+
+// Ours (upstream's AlltoAllV uses recvType for both): the blocks travel unconverted.
+HcclResult CheckSameTypes(const char* api, HcclDataType sendType, HcclDataType recvType) {
+  if (oa::EnumBits(sendType) == oa::EnumBits(recvType)) return HCCL_SUCCESS;
+  return oa::hccl::Fail(HCCL_E_PARA, "%s: sendType %s (%d) and recvType %s (%d) must be equal", api,
+                        TypeNameOrUndefined(sendType), oa::EnumBits(sendType), TypeNameOrUndefined(recvType),
+                        oa::EnumBits(recvType));
+}
+
+}  // namespace
+
+HCCL_API HcclResult HcclAlltoAll(const void* sendBuf, uint64_t sendCount, HcclDataType sendType, const void* recvBuf,
+                                 uint64_t recvCount, HcclDataType recvType, HcclComm comm, aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclAlltoAll";
+  if (sendCount == 0 && recvCount == 0) return HCCL_SUCCESS;
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "sendBuf", sendBuf)) return status;
+  if (HcclResult status = CheckPointer(api, "recvBuf", recvBuf)) return status;
+  if (sendCount != recvCount) {
+    return Fail(HCCL_E_PARA, "%s: sendCount %llu and recvCount %llu must be equal", api,
+                static_cast<unsigned long long>(sendCount), static_cast<unsigned long long>(recvCount));
+  }
+  if (HcclResult status = CheckSameTypes(api, sendType, recvType)) return status;
+  if (HcclResult status = CheckStream(api, stream)) return status;
+  if (sendBuf == recvBuf) return Fail(HCCL_E_PARA, "%s: sendBuf and recvBuf must differ (not in place)", api);
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  if (HcclResult status = CheckCount(api, "recvCount", recvCount)) return status;
+  if (HcclResult status = CheckMovableType(api, recvType)) return status;
+  Collective collective{Kind::kAlltoAll, static_cast<unsigned char*>(const_cast<void*>(sendBuf)),
+                        static_cast<unsigned char*>(const_cast<void*>(recvBuf)), recvCount, recvType, HCCL_REDUCE_SUM,
+                        0, false, 0};
+  collective.send_counts.assign(found->size, recvCount);
+  collective.send_displs.resize(found->size);
+  for (uint32_t r = 0; r < found->size; ++r) collective.send_displs[r] = r * recvCount;
+  collective.recv_counts = collective.send_counts;
+  collective.recv_displs = collective.send_displs;
+  return Enqueue(api, comm, stream, collective);
+}
+
+HCCL_API HcclResult HcclAlltoAllV(const void* sendBuf, const void* sendCounts, const void* sdispls,
+                                  HcclDataType sendType, const void* recvBuf, const void* recvCounts,
+                                  const void* rdispls, HcclDataType recvType, HcclComm comm, aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclAlltoAllV";
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "sendCounts", sendCounts)) return status;
+  if (HcclResult status = CheckPointer(api, "sdispls", sdispls)) return status;
+  if (HcclResult status = CheckPointer(api, "recvCounts", recvCounts)) return status;
+  if (HcclResult status = CheckPointer(api, "rdispls", rdispls)) return status;
+  if (HcclResult status = CheckStream(api, stream)) return status;
+  if (sendBuf != nullptr && sendBuf == recvBuf) {
+    return Fail(HCCL_E_PARA, "%s: sendBuf and recvBuf must differ (not in place)", api);
+  }
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  Collective collective{Kind::kAlltoAllV, static_cast<unsigned char*>(const_cast<void*>(sendBuf)),
+                        static_cast<unsigned char*>(const_cast<void*>(recvBuf)), 0, recvType, HCCL_REDUCE_SUM, 0,
+                        false, 0};
+  const auto copy = [&](const void* array) {
+    const auto* values = static_cast<const uint64_t*>(array);
+    return std::vector<uint64_t>(values, values + found->size);
+  };
+  collective.send_counts = copy(sendCounts);
+  collective.send_displs = copy(sdispls);
+  collective.recv_counts = copy(recvCounts);
+  collective.recv_displs = copy(rdispls);
+  const auto any_nonzero = [](const std::vector<uint64_t>& counts) {
+    return std::any_of(counts.begin(), counts.end(), [](uint64_t count) { return count != 0; });
+  };
+  // A buffer may be null only where nothing is sent or received.
+  if (any_nonzero(collective.send_counts) && sendBuf == nullptr) {
+    return Fail(HCCL_E_PTR, "%s: sendBuf must not be null (sendCounts has a non-zero entry)", api);
+  }
+  if (any_nonzero(collective.recv_counts) && recvBuf == nullptr) {
+    return Fail(HCCL_E_PTR, "%s: recvBuf must not be null (recvCounts has a non-zero entry)", api);
+  }
+  uint64_t largest = 0;
+  for (uint32_t r = 0; r < found->size; ++r) {
+    largest = std::max({largest, collective.send_counts[r], collective.recv_counts[r]});
+  }
+  if (HcclResult status = CheckCount(api, "the largest of sendCounts and recvCounts", largest)) return status;
+  if (HcclResult status = CheckMovableType(api, recvType)) return status;
+  if (HcclResult status = CheckSameTypes(api, sendType, recvType)) return status;
   return Enqueue(api, comm, stream, collective);
 }

@@ -77,7 +77,8 @@ class SpacedBytes {
 // Communicators (communicator.cpp).
 
 enum class Kind : uint64_t {
-  kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kBarrier = 5, kSend = 6, kRecv = 7
+  kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kBarrier = 5, kSend = 6, kRecv = 7,
+  kAlltoAll = 8, kAlltoAllV = 9
 };
 // The API's name ("HcclReduceScatter").
 const char* KindName(uint64_t kind);
@@ -97,7 +98,14 @@ struct Collective {
   bool deterministic;
   uint64_t sequence;  // position among this communicator's operations, in issue order
   uint32_t peer = 0;  // Send: the destination; Recv: the source
+  // AlltoAll(V): per rank, in elements, copied from the caller's arrays when the call is made.
+  std::vector<uint64_t> send_counts{}, send_displs{}, recv_counts{}, recv_displs{};
 };
+
+// Tags of the messages libhccl sends itself on a communicator (MPI's collectives use a
+// context of their own): a Send/Recv pair's header, answer and payload, and the blocks of an
+// all-to-all.
+enum MessageTag : int { kPairHeaderTag = 0x4843, kPairAnswerTag, kPairPayloadTag, kBlocksTag };
 
 // Collectives of one communicator run in the order they were issued, whatever streams
 // they were queued on (MPI matches collectives by order, and every rank issues the same
@@ -160,6 +168,8 @@ std::string RunAllGather(const Communicator& comm, const Collective& op);
 std::string RunBroadcast(const Communicator& comm, const Collective& op);
 std::string RunReduceScatter(const Communicator& comm, const Collective& op);
 std::string RunPointToPoint(Communicator& comm, const Collective& op);
+// Also on a single-rank communicator without MPI (no MPI call is made then).
+std::string RunAlltoAll(const Communicator& comm, const Collective& op);
 
 }  // namespace hccl
 }  // namespace oa

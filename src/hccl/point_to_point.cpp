@@ -15,9 +15,6 @@ namespace oa {
 namespace hccl {
 namespace {
 
-// Tags of the pair's messages on the communicator (collectives use their own context).
-enum Tag : int { kHeaderTag = 0x4843, kAnswerTag = 0x4844, kPayloadTag = 0x4845 };
-
 constexpr uint64_t kHeaderMagic = 0x6863636c70327068ull;
 
 struct PairHeader {
@@ -58,8 +55,8 @@ std::string MovePayload(const Communicator& comm, const Collective& op) {
     const int bytes = static_cast<int>(std::min(chunk, op.count - offset) * element);
     const int peer = static_cast<int>(op.peer);
     const int status = op.kind == Kind::kSend
-                           ? MPI_Send(op.send + offset * element, bytes, MPI_BYTE, peer, kPayloadTag, comm.mpi)
-                           : MPI_Recv(op.recv + offset * element, bytes, MPI_BYTE, peer, kPayloadTag, comm.mpi,
+                           ? MPI_Send(op.send + offset * element, bytes, MPI_BYTE, peer, kPairPayloadTag, comm.mpi)
+                           : MPI_Recv(op.recv + offset * element, bytes, MPI_BYTE, peer, kPairPayloadTag, comm.mpi,
                                       MPI_STATUS_IGNORE);
     if (status != MPI_SUCCESS) return MpiFailure(op.kind == Kind::kSend ? "MPI_Send" : "MPI_Recv", status);
   }
@@ -77,14 +74,14 @@ std::string RunPointToPoint(Communicator& comm, const Collective& op) {
   const int peer = static_cast<int>(op.peer);
   // The sender speaks first, the receiver answers: both then hold both headers.
   if (sending) {
-    int status = MPI_Send(&mine, kHeaderWords, MPI_UINT64_T, peer, kHeaderTag, comm.mpi);
+    int status = MPI_Send(&mine, kHeaderWords, MPI_UINT64_T, peer, kPairHeaderTag, comm.mpi);
     if (status != MPI_SUCCESS) return MpiFailure("MPI_Send", status);
-    status = MPI_Recv(&theirs, kHeaderWords, MPI_UINT64_T, peer, kAnswerTag, comm.mpi, MPI_STATUS_IGNORE);
+    status = MPI_Recv(&theirs, kHeaderWords, MPI_UINT64_T, peer, kPairAnswerTag, comm.mpi, MPI_STATUS_IGNORE);
     if (status != MPI_SUCCESS) return MpiFailure("MPI_Recv", status);
   } else {
-    int status = MPI_Recv(&theirs, kHeaderWords, MPI_UINT64_T, peer, kHeaderTag, comm.mpi, MPI_STATUS_IGNORE);
+    int status = MPI_Recv(&theirs, kHeaderWords, MPI_UINT64_T, peer, kPairHeaderTag, comm.mpi, MPI_STATUS_IGNORE);
     if (status != MPI_SUCCESS) return MpiFailure("MPI_Recv", status);
-    status = MPI_Send(&mine, kHeaderWords, MPI_UINT64_T, peer, kAnswerTag, comm.mpi);
+    status = MPI_Send(&mine, kHeaderWords, MPI_UINT64_T, peer, kPairAnswerTag, comm.mpi);
     if (status != MPI_SUCCESS) return MpiFailure("MPI_Send", status);
   }
   const std::string failure = sending ? ComparePair(mine, comm.rank, theirs, op.peer)

@@ -310,6 +310,83 @@ TEST_F(HcclApiTest, SendRecvCheckOrder) {
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
 }
 
+TEST_F(HcclApiTest, AlltoAllCheckOrder) {
+  int32_t data[3] = {1, 2, 3};
+  int32_t out[3] = {};
+  const HcclDataType i32 = HCCL_DATA_TYPE_INT32;
+  EXPECT_EQ(HcclAlltoAll(nullptr, 0, HCCL_DATA_TYPE_RESERVED, nullptr, 0, i32, nullptr, nullptr), HCCL_SUCCESS);
+  EXPECT_EQ(HcclAlltoAll(nullptr, 3, i32, nullptr, 3, i32, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAll: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAll(nullptr, 3, i32, nullptr, 3, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAll: sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAll(data, 3, i32, nullptr, 3, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAll: recvBuf"), std::string::npos) << LastMessage();
+  // Only one of the counts 0 is no shortcut: the counts differ.
+  EXPECT_EQ(HcclAlltoAll(data, 0, i32, out, 3, i32, comm_, nullptr), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("sendCount 0 and recvCount 3 must be equal"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAll(data, 3, HCCL_DATA_TYPE_FP32, out, 3, i32, comm_, nullptr), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("sendType FP32 (4) and recvType INT32 (2) must be equal"), std::string::npos)
+      << LastMessage();
+  EXPECT_EQ(HcclAlltoAll(data, 3, i32, out, 3, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAll: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAll(data, 3, i32, data, 3, i32, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("must differ"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAll(data, 0x800000000ull, i32, out, 0x800000000ull, i32, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAll(data, 0x800000000ull, HCCL_DATA_TYPE_INT128, out, 0x800000000ull, HCCL_DATA_TYPE_INT128, comm_,
+                         stream_), HCCL_E_PARA);
+  EXPECT_EQ(HcclAlltoAll(data, 3, HCCL_DATA_TYPE_INT128, out, 3, HCCL_DATA_TYPE_INT128, comm_, stream_),
+            HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclAlltoAll(data, 3, i32, out, 3, i32, comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (int32_t value : out) EXPECT_EQ(value, 0);  // nothing ran
+}
+
+TEST_F(HcclApiTest, AlltoAllVCheckOrder) {
+  int32_t data[3] = {1, 2, 3};
+  int32_t out[3] = {};
+  uint64_t counts[1] = {3}, zero[1] = {0}, displs[1] = {0}, huge[1] = {0x800000000ull};
+  const HcclDataType i32 = HCCL_DATA_TYPE_INT32;
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, out, counts, displs, i32, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, nullptr, displs, i32, out, counts, displs, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: sendCounts"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, counts, nullptr, i32, out, counts, displs, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: sdispls"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, out, nullptr, displs, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: recvCounts"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, out, counts, nullptr, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: rdispls"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, out, counts, displs, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, data, counts, displs, i32, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("must differ"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(nullptr, counts, displs, i32, out, counts, displs, i32, DestroyedComm(), stream_),
+            HCCL_E_PARA);
+  // A null buffer is an error only where its counts are not all zero.
+  EXPECT_EQ(HcclAlltoAllV(nullptr, counts, displs, i32, out, counts, displs, i32, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, nullptr, counts, displs, i32, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAlltoAllV: recvBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, huge, displs, HCCL_DATA_TYPE_INT128, out, counts, displs, i32, comm_, stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("the largest of sendCounts and recvCounts"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, out, counts, displs, HCCL_DATA_TYPE_INT128, comm_, stream_),
+            HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, HCCL_DATA_TYPE_FP32, out, counts, displs, i32, comm_, stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("sendType FP32 (4) and recvType INT32 (2) must be equal"), std::string::npos)
+      << LastMessage();
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (int32_t value : out) EXPECT_EQ(value, 0);  // nothing ran
+  // Nothing to move on either side: null buffers are fine, and the call succeeds.
+  EXPECT_EQ(HcclAlltoAllV(nullptr, zero, displs, i32, nullptr, zero, displs, i32, comm_, stream_), HCCL_SUCCESS);
+  // A single rank whose own counts disagree fails on the stream.
+  EXPECT_EQ(HcclAlltoAllV(data, counts, displs, i32, out, zero, displs, i32, comm_, stream_), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_FAILURE);
+  EXPECT_NE(LastMessage().find("do not pair up"), std::string::npos) << LastMessage();
+}
+
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
   std::vector<float> send = {1.5f, -2.0f, 3.25f};
   std::vector<float> staged(3, 0.0f), reduced(3, -1.0f), gathered(3, -1.0f), scattered(3, -1.0f), copied(3, -1.0f);
@@ -333,6 +410,16 @@ TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
             HCCL_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(copied, send);
+  // AlltoAll and AlltoAllV with one rank: the rank's own block, at its displacements.
+  std::vector<float> exchanged(3, -1.0f), shifted(5, -1.0f);
+  ASSERT_EQ(HcclAlltoAll(copied.data(), 3, HCCL_DATA_TYPE_FP32, exchanged.data(), 3, HCCL_DATA_TYPE_FP32, comm_,
+                         stream_), HCCL_SUCCESS);
+  const uint64_t two[1] = {2}, from[1] = {1}, to[1] = {3};
+  ASSERT_EQ(HcclAlltoAllV(copied.data(), two, from, HCCL_DATA_TYPE_FP32, shifted.data(), two, to, HCCL_DATA_TYPE_FP32,
+                          comm_, stream_), HCCL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(exchanged, send);
+  EXPECT_EQ(shifted, (std::vector<float>{-1.0f, -1.0f, -1.0f, send[1], send[2]}));
   EXPECT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
   comm_ = nullptr;
 }

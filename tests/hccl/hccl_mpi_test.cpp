@@ -5,14 +5,16 @@
 //   collectives           CANN-style bootstrap (MPI_Init, rank 0 HcclGetRootInfo, MPI_Bcast of
 //                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce and
 //                         ReduceScatter for every type and op, AllGather, Broadcast, Barrier,
-//                         a Send/Recv ring, stream order with operator work before and after,
+//                         a Send/Recv ring, AlltoAll, AlltoAllV with uneven blocks, stream
+//                         order with operator work before and after,
 //                         the default and deterministic floating sums
 //   no-mpi-calls DIR      the program never calls MPI: libhccl initializes (and aclFinalize
 //                         finalizes) it; the root info travels through a file in DIR
 //   bootstrap CASE        disagreeing HcclCommInitRootInfo calls: every rank gets HCCL_E_PARA
 //   mismatch              different count / dataType / collective on two ranks: every rank's
 //                         aclrtSynchronizeStream reports the failure, later collectives work;
-//                         a Send and a Recv that disagree fail on both sides, moving nothing
+//                         AlltoAllV counts that do not pair up; a Send and a Recv that
+//                         disagree fail on both sides, moving nothing
 //   pending-destroy       HcclCommDestroy with a collective pending: HCCL_E_AGAIN
 //   deterministic-digest  prints a digest of deterministic sums (two runs must agree)
 //   refused-retry         a collective refused on rank 0 (destroyed stream) leaves the communicator
@@ -419,6 +421,69 @@ void CheckSendRecvRing(HcclComm comm, aclrtStream stream, HcclDataType type, uin
   EXPECT(ones[1] == g_size, "AllReduce after point-to-point operations: %d", ones[1]);
 }
 
+// Block j of every rank's sendBuf is PairValue(rank, j, i); block r of recvBuf must be
+// PairValue(r, g_rank, i).
+template <typename T>
+void CheckAlltoAll(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  std::vector<T> send(count * g_size), recv(count * g_size, T{});
+  for (int j = 0; j < g_size; ++j) {
+    for (uint64_t i = 0; i < count; ++i) send[j * count + i] = PairValue<T>(g_rank, j, i);
+  }
+  REQUIRE_HCCL(HcclAlltoAll(send.data(), count, type, recv.data(), count, type, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int r = 0; r < g_size; ++r) {
+    for (uint64_t i = 0; i < count; ++i) {
+      if (recv[r * count + i] != PairValue<T>(r, g_rank, i)) {
+        Failure("AlltoAll type %d count %llu: block %d element %llu wrong", type, static_cast<unsigned long long>(count),
+                r, static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+  }
+}
+
+// Uneven blocks: rank `from` sends rank `to` AlltoAllVCount(from, to) elements (0 to 1200:
+// empty blocks, and blocks the chunked run splits). sendBuf's blocks are in rank order with
+// a gap of 2 elements after each; recvBuf's are in reverse rank order, with a gap of 1; the
+// gaps must keep their sentinel.
+uint64_t AlltoAllVCount(int from, int to) { return static_cast<uint64_t>((from * 3 + to * 5) % 4) * 400; }
+
+void CheckAlltoAllV(HcclComm comm, aclrtStream stream) {
+  using T = int32_t;
+  const T sentinel = -99;
+  std::vector<uint64_t> send_counts(g_size), send_displs(g_size), recv_counts(g_size), recv_displs(g_size);
+  uint64_t send_total = 0, recv_total = 0;
+  for (int j = 0; j < g_size; ++j) {
+    send_counts[j] = AlltoAllVCount(g_rank, j);
+    send_displs[j] = send_total;
+    send_total += send_counts[j] + 2;
+  }
+  for (int r = g_size - 1; r >= 0; --r) {
+    recv_counts[r] = AlltoAllVCount(r, g_rank);
+    recv_displs[r] = recv_total;
+    recv_total += recv_counts[r] + 1;
+  }
+  std::vector<T> send(send_total, sentinel), recv(recv_total, sentinel);
+  for (int j = 0; j < g_size; ++j) {
+    for (uint64_t i = 0; i < send_counts[j]; ++i) send[send_displs[j] + i] = PairValue<T>(g_rank, j, i) + T(i);
+  }
+  REQUIRE_HCCL(HcclAlltoAllV(send.data(), send_counts.data(), send_displs.data(), HCCL_DATA_TYPE_INT32, recv.data(),
+                             recv_counts.data(), recv_displs.data(), HCCL_DATA_TYPE_INT32, comm, stream));
+  // The arrays are read when the call is made: changing them now must not matter.
+  std::fill(recv_counts.begin(), recv_counts.end(), 0);
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int r = 0; r < g_size; ++r) {
+    const uint64_t count = AlltoAllVCount(r, g_rank);
+    for (uint64_t i = 0; i < count; ++i) {
+      if (recv[recv_displs[r] + i] != PairValue<T>(r, g_rank, i) + T(i)) {
+        Failure("AlltoAllV: block from rank %d element %llu wrong", r, static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+    EXPECT(recv[recv_displs[r] + count] == sentinel, "AlltoAllV: the gap after the block from rank %d was written", r);
+  }
+}
+
 // aclnnBatchNormStats before the collective writes its input, another after it reads its
 // output; one synchronisation at the end. A collective that ran early would see the NaN
 // fill, one that ran late would leave the second operator reading garbage.
@@ -527,6 +592,11 @@ void RunCollectives() {
   CheckSendRecvRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);
   CheckSendRecvRing<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, 5);
   CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
+  CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1);
+  CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
+  CheckAlltoAll<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 3);
+  CheckAlltoAll<int8_t>(comm, device.stream, HCCL_DATA_TYPE_INT8, 5);
+  CheckAlltoAllV(comm, device.stream);
   CheckStreamOrderWithOperators(comm, device.stream);
   CheckTwoStreams(comm, device.stream);
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
@@ -649,6 +719,22 @@ void RunMismatch() {
   if (g_size > 1) {
     EXPECT(status == ACL_ERROR_RT_FAILURE, "ReduceScatter / AllReduce mismatch: %d", status);
     EXPECT(std::strstr(aclGetRecentErrMsg(), "HcclReduceScatter") != nullptr, "message: %s", aclGetRecentErrMsg());
+  }
+  // AlltoAllV whose counts do not pair up: the last rank expects one element more from
+  // rank 0 than rank 0 sends it.
+  {
+    std::vector<uint64_t> counts(g_size, 1), displs(g_size), recv_counts(g_size, 1);
+    for (int r = 0; r < g_size; ++r) displs[r] = static_cast<uint64_t>(r) * 2;
+    if (odd) recv_counts[0] = 2;
+    std::vector<float> out(2 * g_size, -5.0f), in(2 * g_size, 3.0f);
+    REQUIRE_HCCL(HcclAlltoAllV(in.data(), counts.data(), displs.data(), HCCL_DATA_TYPE_FP32, out.data(),
+                               recv_counts.data(), displs.data(), HCCL_DATA_TYPE_FP32, comm, device.stream));
+    status = aclrtSynchronizeStream(device.stream);
+    if (g_size > 1) {
+      EXPECT(status == ACL_ERROR_RT_FAILURE, "AlltoAllV counts that do not pair up: %d", status);
+      EXPECT(std::strstr(aclGetRecentErrMsg(), "do not pair up") != nullptr, "message: %s", aclGetRecentErrMsg());
+      EXPECT(out[0] == -5.0f, "AlltoAllV counts that do not pair up must move no data");
+    }
   }
   // A Send and a Recv that disagree on the count, then on the dataType: both sides fail and
   // the receiver's buffer is untouched; an agreeing pair then works.
