@@ -57,6 +57,16 @@ extern HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, con
                                 HcclDataType sendType, const void *recvBuf, const void *recvCounts,
                                 const void *rdispls, HcclDataType recvType, HcclComm comm, aclrtStream stream);
 
+/* Enqueued on stream; the root's recvBuf[i] = op over all ranks of sendBuf[i] for
+ * i < count (other ranks' recvBuf is not written). sendBuf == recvBuf is allowed. */
+extern HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclDataType dataType, HcclReduceOp op,
+                             uint32_t root, HcclComm comm, aclrtStream stream);
+
+/* Enqueued on stream; the root's sendBuf holds rankSize blocks of recvCount elements, and
+ * rank r's recvBuf receives block r (sendBuf is read on the root only). */
+extern HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType, uint32_t root,
+                              HcclComm comm, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,11 +25,17 @@ const char* KindName(uint64_t kind) {
     case Kind::kRecv: return "HcclRecv";
     case Kind::kAlltoAll: return "HcclAlltoAll";
     case Kind::kAlltoAllV: return "HcclAlltoAllV";
+    case Kind::kReduce: return "HcclReduce";
+    case Kind::kScatter: return "HcclScatter";
   }
   return "an unknown collective";
 }
 
-bool Reduces(Kind kind) { return kind == Kind::kAllReduce || kind == Kind::kReduceScatter; }
+bool Reduces(Kind kind) {
+  return kind == Kind::kAllReduce || kind == Kind::kReduceScatter || kind == Kind::kReduce;
+}
+
+bool Rooted(Kind kind) { return kind == Kind::kBroadcast || kind == Kind::kReduce || kind == Kind::kScatter; }
 
 bool PointToPoint(Kind kind) { return kind == Kind::kSend || kind == Kind::kRecv; }
 
@@ -44,7 +50,7 @@ std::string DescribeDescriptor(const uint64_t* d) {
   const char* type = DataTypeName(d[4]);
   text += type != nullptr ? type : std::to_string(d[4]);
   if (Reduces(static_cast<Kind>(d[2]))) text += std::string(", op=") + ReduceOpName(d[5]);
-  if (static_cast<Kind>(d[2]) == Kind::kBroadcast) text += ", root=" + std::to_string(d[6]);
+  if (Rooted(static_cast<Kind>(d[2]))) text += ", root=" + std::to_string(d[6]);
   if (d[7] != 0) text += ", deterministic";
   return text + ")";
 }
@@ -105,6 +111,8 @@ std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
     case Kind::kAllGather: return RunAllGather(comm, op);
     case Kind::kBroadcast: return RunBroadcast(comm, op);
     case Kind::kReduceScatter: return RunReduceScatter(comm, op);
+    case Kind::kReduce: return RunReduce(comm, op);
+    case Kind::kScatter: return RunScatter(comm, op);
     // The agreement check's all-gather has already made every rank wait for the others.
     case Kind::kBarrier: return "";
     case Kind::kAlltoAll:
@@ -149,7 +157,7 @@ bool DeterministicRequested() {
 HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collective op) {
   std::shared_ptr<Communicator> comm = FindAndCountPending(handle);
   if (!comm) return NotACommunicator(api, handle);
-  if (op.kind == Kind::kBroadcast && op.root >= comm->size) {
+  if (Rooted(op.kind) && op.root >= comm->size) {
     comm->pending.fetch_sub(1);
     return CheckRoot(api, op.root, comm->size);
   }

@@ -1,5 +1,5 @@
 // The collectives that move data without reducing it: HcclAllGather, HcclBroadcast,
-// HcclAlltoAll and HcclAlltoAllV.
+// HcclScatter, HcclAlltoAll and HcclAlltoAllV.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -44,6 +44,27 @@ std::string RunBroadcast(const Communicator& comm, const Collective& op) {
     const int status = MPI_Bcast(op.recv + offset * element, static_cast<int>(length * element), MPI_BYTE,
                                  static_cast<int>(op.root), comm.mpi);
     if (status != MPI_SUCCESS) return "MPI_Bcast failed: " + MpiErrorText(status);
+  }
+  return "";
+}
+
+// The root's sendBuf holds W blocks of recvCount elements; rank r receives block r. The
+// root's recvBuf may be its own block inside sendBuf (MPI's in-place form).
+std::string RunScatter(const Communicator& comm, const Collective& op) {
+  const size_t element = ElementSize(op.type);
+  const uint64_t block_bytes = op.count * element;
+  const bool at_root = comm.rank == op.root;
+  const bool in_place = at_root && op.recv == op.send + op.root * block_bytes;
+  const int root = static_cast<int>(op.root);
+  const uint64_t chunk = ChunkElements(element);
+  for (uint64_t offset = 0; offset < op.count; offset += chunk) {
+    const int bytes = static_cast<int>(std::min(chunk, op.count - offset) * element);
+    // Chunk c of every block leaves the root in one call: one chunk spaced a block apart.
+    const SpacedBytes blocks(bytes, block_bytes);
+    const int status = MPI_Scatter(at_root ? op.send + offset * element : nullptr, 1, blocks.type(),
+                                   in_place ? MPI_IN_PLACE : op.recv + offset * element, bytes, MPI_BYTE, root,
+                                   comm.mpi);
+    if (status != MPI_SUCCESS) return "MPI_Scatter failed: " + MpiErrorText(status);
   }
   return "";
 }
@@ -157,6 +178,28 @@ HCCL_API HcclResult HcclBroadcast(void* buf, uint64_t count, HcclDataType dataTy
   if (HcclResult status = CheckMovableType(api, dataType)) return status;
   Collective collective{Kind::kBroadcast, nullptr, static_cast<unsigned char*>(buf), count, dataType, HCCL_REDUCE_SUM,
                         root, false, 0};
+  return Enqueue(api, comm, stream, collective);
+}
+
+HCCL_API HcclResult HcclScatter(void* sendBuf, void* recvBuf, uint64_t recvCount, HcclDataType dataType, uint32_t root,
+                                HcclComm comm, aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclScatter";
+  if (recvCount == 0) return HCCL_SUCCESS;
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "recvBuf", recvBuf)) return status;
+  if (HcclResult status = CheckStream(api, stream)) return status;  // ours: after the buffer, as in Broadcast
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  // Only the root's sendBuf is read: other ranks may pass null.
+  if (found->rank == root) {
+    if (HcclResult status = CheckPointer(api, "sendBuf (on the root)", sendBuf)) return status;
+  }
+  if (HcclResult status = CheckRoot(api, root, found->size)) return status;
+  if (HcclResult status = CheckCount(api, "recvCount", recvCount)) return status;
+  if (HcclResult status = CheckMovableType(api, dataType)) return status;
+  Collective collective{Kind::kScatter, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf),
+                        recvCount, dataType, HCCL_REDUCE_SUM, root, false, 0};
   return Enqueue(api, comm, stream, collective);
 }
 

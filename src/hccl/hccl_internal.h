@@ -78,12 +78,14 @@ class SpacedBytes {
 
 enum class Kind : uint64_t {
   kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kBarrier = 5, kSend = 6, kRecv = 7,
-  kAlltoAll = 8, kAlltoAllV = 9
+  kAlltoAll = 8, kAlltoAllV = 9, kReduce = 10, kScatter = 11
 };
 // The API's name ("HcclReduceScatter").
 const char* KindName(uint64_t kind);
 // Those that reduce: they take an op and honour the deterministic mode.
 bool Reduces(Kind kind);
+// Broadcast, Reduce, Scatter.
+bool Rooted(Kind kind);
 // Send and Recv: two ranks take part, not the whole communicator.
 bool PointToPoint(Kind kind);
 
@@ -94,7 +96,7 @@ struct Collective {
   uint64_t count;       // AllGather: sendCount; ReduceScatter: recvCount
   HcclDataType type;
   HcclReduceOp op;   // the reducing kinds only (else SUM, so that descriptors compare)
-  uint32_t root;     // Broadcast only (else 0)
+  uint32_t root;     // the rooted kinds only (else 0)
   bool deterministic;
   uint64_t sequence;  // position among this communicator's operations, in issue order
   uint32_t peer = 0;  // Send: the destination; Recv: the source
@@ -167,6 +169,8 @@ std::string RunAllReduce(const Communicator& comm, const Collective& op);
 std::string RunAllGather(const Communicator& comm, const Collective& op);
 std::string RunBroadcast(const Communicator& comm, const Collective& op);
 std::string RunReduceScatter(const Communicator& comm, const Collective& op);
+std::string RunReduce(const Communicator& comm, const Collective& op);
+std::string RunScatter(const Communicator& comm, const Collective& op);
 std::string RunPointToPoint(Communicator& comm, const Collective& op);
 // Also on a single-rank communicator without MPI (no MPI call is made then).
 std::string RunAlltoAll(const Communicator& comm, const Collective& op);

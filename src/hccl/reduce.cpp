@@ -1,5 +1,5 @@
-// The reducing collectives: HcclAllReduce and HcclReduceScatter, with the deterministic
-// (rank-ordered) path.
+// The reducing collectives: HcclAllReduce, HcclReduceScatter and HcclReduce, with the
+// deterministic (rank-ordered) path.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -144,6 +144,37 @@ std::string RunReduceScatter(const Communicator& comm, const Collective& op) {
   return "";
 }
 
+// Only the root receives: recvBuf[i] = op over ranks of sendBuf_r[i]; other ranks' recvBuf
+// is not written. In place at the root (sendBuf == recvBuf) is MPI's in-place form.
+std::string RunReduce(const Communicator& comm, const Collective& op) {
+  const size_t element = ElementSize(op.type);
+  const uint64_t chunk = ReductionChunk(op);
+  const bool at_root = comm.rank == op.root;
+  const int root = static_cast<int>(op.root);
+  MPI_Datatype mpi_type;
+  MPI_Op mpi_op;
+  MpiTypeAndOp(op.type, op.op, &mpi_type, &mpi_op);
+  std::vector<unsigned char> operands;
+  for (uint64_t offset = 0; offset < op.count; offset += chunk) {
+    const uint64_t length = std::min(chunk, op.count - offset);
+    if (Ordered(op)) {
+      // Every rank's operands at the root, combined there in rank order.
+      const int bytes = static_cast<int>(length * element);
+      if (at_root) operands.resize(static_cast<size_t>(bytes) * comm.size);
+      const int status = MPI_Gather(op.send + offset * element, bytes, MPI_BYTE, operands.data(), bytes, MPI_BYTE,
+                                    root, comm.mpi);
+      if (status != MPI_SUCCESS) return "MPI_Gather failed: " + MpiErrorText(status);
+      if (at_root) CombineInRankOrder(operands.data(), bytes, comm.size, length, op.type, op.op, op.recv + offset * element);
+      continue;
+    }
+    const void* source = at_root && op.send == op.recv ? MPI_IN_PLACE : op.send + offset * element;
+    const int status = MPI_Reduce(source, at_root ? op.recv + offset * element : nullptr, static_cast<int>(length),
+                                  mpi_type, mpi_op, root, comm.mpi);
+    if (status != MPI_SUCCESS) return "MPI_Reduce failed: " + MpiErrorText(status);
+  }
+  return "";
+}
+
 }  // namespace hccl
 }  // namespace oa
 
@@ -181,5 +212,25 @@ HCCL_API HcclResult HcclReduceScatter(void* sendBuf, void* recvBuf, uint64_t rec
   if (HcclResult status = CheckReduction(api, dataType, op)) return status;
   Collective collective{Kind::kReduceScatter, static_cast<unsigned char*>(sendBuf),
                         static_cast<unsigned char*>(recvBuf), recvCount, dataType, op, 0, false, 0};
+  return Enqueue(api, comm, stream, collective);
+}
+
+HCCL_API HcclResult HcclReduce(void* sendBuf, void* recvBuf, uint64_t count, HcclDataType dataType, HcclReduceOp op,
+                               uint32_t root, HcclComm comm, aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclReduce";
+  if (count == 0) return HCCL_SUCCESS;  // upstream: before any other check
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "sendBuf", sendBuf)) return status;
+  if (HcclResult status = CheckPointer(api, "recvBuf", recvBuf)) return status;  // on every rank, as upstream
+  if (HcclResult status = CheckStream(api, stream)) return status;
+  if (HcclResult status = CheckCount(api, "count", count)) return status;
+  // Upstream checks the type and op before it asks for the rank size.
+  if (HcclResult status = CheckReduction(api, dataType, op)) return status;
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  if (HcclResult status = CheckRoot(api, root, found->size)) return status;
+  Collective collective{Kind::kReduce, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf), count,
+                        dataType, op, root, false, 0};
   return Enqueue(api, comm, stream, collective);
 }

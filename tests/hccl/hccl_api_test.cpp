@@ -387,6 +387,63 @@ TEST_F(HcclApiTest, AlltoAllVCheckOrder) {
   EXPECT_NE(LastMessage().find("do not pair up"), std::string::npos) << LastMessage();
 }
 
+TEST_F(HcclApiTest, ReduceCheckOrder) {
+  float data[4] = {1, 2, 3, 4};
+  float out[4] = {};
+  const HcclReduceOp sum = HCCL_REDUCE_SUM;
+  EXPECT_EQ(HcclReduce(nullptr, nullptr, 0, HCCL_DATA_TYPE_RESERVED, HCCL_REDUCE_RESERVED, 9, nullptr, nullptr),
+            HCCL_SUCCESS);
+  EXPECT_EQ(HcclReduce(nullptr, nullptr, 4, HCCL_DATA_TYPE_FP32, sum, 0, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduce: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduce(nullptr, nullptr, 4, HCCL_DATA_TYPE_FP32, sum, 0, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduce: sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduce(data, nullptr, 4, HCCL_DATA_TYPE_FP32, sum, 0, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduce: recvBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduce(data, out, 4, HCCL_DATA_TYPE_FP32, sum, 0, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduce: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduce(data, out, 0x800000000ull, HCCL_DATA_TYPE_UINT8, sum, 5, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclReduce: count"), std::string::npos) << LastMessage();
+  // The type and op come before the communicator and the root.
+  EXPECT_EQ(HcclReduce(data, out, 4, HCCL_DATA_TYPE_UINT8, sum, 5, DestroyedComm(), stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclReduce(data, out, 4, HCCL_DATA_TYPE_INT16, HCCL_REDUCE_PROD, 5, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclReduce(data, out, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_RESERVED, 5, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclReduce: op 255"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduce(data, out, 4, HCCL_DATA_TYPE_FP32, sum, 5, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduce(data, out, 4, HCCL_DATA_TYPE_FP32, sum, 1, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclReduce: root 1 must be below the rank size 1"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduce(data, out, 4, HCCL_DATA_TYPE_FP32, sum, 0, comm_, reinterpret_cast<aclrtStream>(8)),
+            HCCL_E_RUNTIME);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (float value : out) EXPECT_EQ(value, 0.0f);  // nothing ran
+}
+
+TEST_F(HcclApiTest, ScatterCheckOrder) {
+  int32_t data[3] = {1, 2, 3};
+  int32_t out[3] = {};
+  const HcclDataType i32 = HCCL_DATA_TYPE_INT32;
+  EXPECT_EQ(HcclScatter(nullptr, nullptr, 0, HCCL_DATA_TYPE_RESERVED, 9, nullptr, nullptr), HCCL_SUCCESS);
+  EXPECT_EQ(HcclScatter(data, nullptr, 3, i32, 0, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclScatter: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclScatter(data, nullptr, 3, i32, 0, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclScatter: recvBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclScatter(data, out, 3, i32, 0, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclScatter: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclScatter(nullptr, out, 3, i32, 0, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+  // The root's sendBuf is checked (rank 0 is the root here), then the root's range.
+  EXPECT_EQ(HcclScatter(nullptr, out, 3, i32, 0, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclScatter: sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclScatter(nullptr, out, 0x800000000ull, HCCL_DATA_TYPE_INT128, 1, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclScatter: root 1"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclScatter(data, out, 0x800000000ull, HCCL_DATA_TYPE_INT128, 0, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclScatter: recvCount"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclScatter(data, out, 3, HCCL_DATA_TYPE_INT128, 0, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclScatter(data, out, 3, i32, 0, comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (int32_t value : out) EXPECT_EQ(value, 0);  // nothing ran
+}
+
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
   std::vector<float> send = {1.5f, -2.0f, 3.25f};
   std::vector<float> staged(3, 0.0f), reduced(3, -1.0f), gathered(3, -1.0f), scattered(3, -1.0f), copied(3, -1.0f);
@@ -419,6 +476,14 @@ TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
                           comm_, stream_), HCCL_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(exchanged, send);
+  // Reduce and Scatter with one rank: the rank's own data.
+  std::vector<float> reduced_at_root(3, -1.0f), scattered_block(3, -1.0f);
+  ASSERT_EQ(HcclReduce(exchanged.data(), reduced_at_root.data(), 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_MIN, 0, comm_,
+                       stream_), HCCL_SUCCESS);
+  ASSERT_EQ(HcclScatter(reduced_at_root.data(), scattered_block.data(), 3, HCCL_DATA_TYPE_FP32, 0, comm_, stream_),
+            HCCL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(scattered_block, send);
   EXPECT_EQ(shifted, (std::vector<float>{-1.0f, -1.0f, -1.0f, send[1], send[2]}));
   EXPECT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
   comm_ = nullptr;

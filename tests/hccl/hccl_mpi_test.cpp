@@ -3,8 +3,9 @@
 // the verdict, so mpirun's exit status is the test's.
 //
 //   collectives           CANN-style bootstrap (MPI_Init, rank 0 HcclGetRootInfo, MPI_Bcast of
-//                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce and
-//                         ReduceScatter for every type and op, AllGather, Broadcast, Barrier,
+//                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce,
+//                         ReduceScatter and Reduce for every type and op, AllGather, Broadcast
+//                         and Scatter from every root, Barrier,
 //                         a Send/Recv ring, AlltoAll, AlltoAllV with uneven blocks, stream
 //                         order with operator work before and after,
 //                         the default and deterministic floating sums
@@ -13,7 +14,7 @@
 //   bootstrap CASE        disagreeing HcclCommInitRootInfo calls: every rank gets HCCL_E_PARA
 //   mismatch              different count / dataType / collective on two ranks: every rank's
 //                         aclrtSynchronizeStream reports the failure, later collectives work;
-//                         AlltoAllV counts that do not pair up; a Send and a Recv that
+//                         Reduce to different roots, AlltoAllV counts that do not pair up; a Send and a Recv that
 //                         disagree fail on both sides, moving nothing
 //   pending-destroy       HcclCommDestroy with a collective pending: HCCL_E_AGAIN
 //   deterministic-digest  prints a digest of deterministic sums (two runs must agree)
@@ -21,7 +22,7 @@
 //                         usable: the next ones succeed on every rank
 //   two-streams           #0 on stream 1, #1 on stream 2, one rank's stream 1 busy: issue order holds
 //   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank (AllReduce,
-//                         ReduceScatter)
+//                         ReduceScatter, Reduce)
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
 #include <mpi.h>
 #include <sys/stat.h>
@@ -186,6 +187,30 @@ void CheckReduceScatter(HcclComm comm, aclrtStream stream, HcclDataType type, Hc
   }
 }
 
+// Only the root's recvBuf receives the reduction; the others' keep their fill.
+template <typename Type>
+void CheckReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
+                 bool is_unsigned, uint64_t count, bool in_place, int root) {
+  using Storage = typename Type::Storage;
+  const Storage fill = Type::From(3.0);
+  std::vector<Storage> send(count), recv(count, fill);
+  for (uint64_t i = 0; i < count; ++i) send[i] = Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, i));
+  Storage* target = in_place ? send.data() : recv.data();
+  REQUIRE_HCCL(HcclReduce(send.data(), target, count, type, op, static_cast<uint32_t>(root), comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    const double expected = g_rank == root ? ExpectedReduction(op, is_unsigned, is_integer, i)
+                                           : in_place ? ExactInput(op, is_unsigned, is_integer, g_rank, i) : 3.0;
+    const Storage want = Type::From(expected);
+    if (std::memcmp(&target[i], &want, sizeof want) != 0) {
+      Failure("Reduce to root %d type %d op %d count %llu%s: element %llu is %g, expected %g", root, type, op,
+              static_cast<unsigned long long>(count), in_place ? " in place" : "", static_cast<unsigned long long>(i),
+              Type::To(target[i]), expected);
+      return;
+    }
+  }
+}
+
 template <typename Type>
 void CheckAllReduceOps(HcclComm comm, aclrtStream stream, HcclDataType type, bool is_integer, bool is_unsigned,
                        bool prod) {
@@ -199,6 +224,9 @@ void CheckAllReduceOps(HcclComm comm, aclrtStream stream, HcclDataType type, boo
     for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1001}}) {
       CheckReduceScatter<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
       CheckReduceScatter<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true);
+      const int root = static_cast<int>((count + static_cast<uint64_t>(op)) % static_cast<uint64_t>(g_size));
+      CheckReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false, root);
+      CheckReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true, g_size - 1 - root);
     }
   }
 }
@@ -252,6 +280,21 @@ std::vector<typename Type::Storage> RandomReduceScatter(HcclComm comm, aclrtStre
     Failure("random ReduceScatter of type %d failed: %s", type, aclGetRecentErrMsg());
   }
   data.resize(count);
+  return data;
+}
+
+// The reduction of RandomInput(rank, i) at the root; other ranks return their input.
+template <typename Type>
+std::vector<typename Type::Storage> RandomReduce(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count,
+                                                 int root) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> data(count);
+  for (uint64_t i = 0; i < count; ++i) data[i] = Type::From(RandomInput(g_rank, i));
+  if (HcclReduce(data.data(), data.data(), count, type, HCCL_REDUCE_SUM, static_cast<uint32_t>(root), comm, stream) !=
+          HCCL_SUCCESS ||
+      aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+    Failure("random Reduce of type %d failed: %s", type, aclGetRecentErrMsg());
+  }
   return data;
 }
 
@@ -309,6 +352,13 @@ void CheckFloatingSums(HcclComm comm, aclrtStream stream) {
                         "deterministic fp16 ReduceScatter", mine);
   CheckOrderedSum<Bf16>(RandomReduceScatter<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count),
                         "deterministic bf16 ReduceScatter", mine);
+  const int root = g_size - 1;
+  const std::vector<float> reduced = RandomReduce<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count, root);
+  const std::vector<uint16_t> reduced_fp16 = RandomReduce<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count, root);
+  if (g_rank == root) {
+    CheckOrderedSum<Plain<float>>(reduced, "deterministic fp32 Reduce");
+    CheckOrderedSum<Fp16>(reduced_fp16, "deterministic fp16 Reduce");
+  }
   unsetenv("HCCL_DETERMINISTIC");
   // ...and through the context option.
   REQUIRE_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1));
@@ -419,6 +469,28 @@ void CheckSendRecvRing(HcclComm comm, aclrtStream stream, HcclDataType type, uin
   }
   EXPECT(g_rank != 1 || (extra[0] == T(1) && extra[2] == T(3)), "the extra Recv from rank 0");
   EXPECT(ones[1] == g_size, "AllReduce after point-to-point operations: %d", ones[1]);
+}
+
+// From every root: block r of the root's sendBuf (PairValue(root, r, i)) lands in rank r's
+// recvBuf; other ranks pass a null sendBuf. In place: the root's recvBuf is its own block.
+template <typename T>
+void CheckScatter(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count, bool in_place) {
+  for (int root = 0; root < g_size; ++root) {
+    std::vector<T> send(g_rank == root ? count * g_size : 0), recv(count, T{});
+    for (size_t j = 0; j < send.size(); ++j) send[j] = PairValue<T>(root, static_cast<int>(j / count), j % count);
+    const bool own_block = in_place && g_rank == root;
+    T* target = own_block ? send.data() + root * count : recv.data();
+    REQUIRE_HCCL(HcclScatter(g_rank == root ? send.data() : nullptr, target, count, type, static_cast<uint32_t>(root),
+                             comm, stream));
+    REQUIRE_ACL(aclrtSynchronizeStream(stream));
+    for (uint64_t i = 0; i < count; ++i) {
+      if (target[i] != PairValue<T>(root, g_rank, i)) {
+        Failure("Scatter from root %d type %d count %llu%s: element %llu wrong", root, type,
+                static_cast<unsigned long long>(count), own_block ? " in place" : "", static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+  }
 }
 
 // Block j of every rank's sendBuf is PairValue(rank, j, i); block r of recvBuf must be
@@ -597,6 +669,9 @@ void RunCollectives() {
   CheckAlltoAll<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 3);
   CheckAlltoAll<int8_t>(comm, device.stream, HCCL_DATA_TYPE_INT8, 5);
   CheckAlltoAllV(comm, device.stream);
+  CheckScatter<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001, false);  // chunked in the chunked run
+  CheckScatter<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_FP16, 3, true);
+  CheckScatter<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_FP8E4M3, 2, false);
   CheckStreamOrderWithOperators(comm, device.stream);
   CheckTwoStreams(comm, device.stream);
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
@@ -719,6 +794,14 @@ void RunMismatch() {
   if (g_size > 1) {
     EXPECT(status == ACL_ERROR_RT_FAILURE, "ReduceScatter / AllReduce mismatch: %d", status);
     EXPECT(std::strstr(aclGetRecentErrMsg(), "HcclReduceScatter") != nullptr, "message: %s", aclGetRecentErrMsg());
+  }
+  // Reduce to different roots.
+  if (g_size > 1) {
+    REQUIRE_HCCL(HcclReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, odd ? 1 : 0, comm,
+                            device.stream));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "Reduce to different roots: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "root=1") != nullptr, "message: %s", aclGetRecentErrMsg());
   }
   // AlltoAllV whose counts do not pair up: the last rank expects one element more from
   // rank 0 than rank 0 sends it.
@@ -897,26 +980,33 @@ void RunTwoStreamsInIssueOrder() {
 // Element k is NaN on rank k and 1 (MAX) / -1 (MIN) elsewhere, so every element of the
 // result must be NaN on every rank.
 // ReduceScatter: every one of the W blocks is laid out so, and each rank's block must come
-// back all NaN.
+// back all NaN. Reduce: the root's result (root W-1).
+enum class Reduction { kAllReduce, kReduceScatter, kReduce };
+
 template <class Type>
 void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, const char* what,
-                        bool reduce_scatter) {
+                        Reduction reduction) {
   using Storage = typename Type::Storage;
+  const bool reduce_scatter = reduction == Reduction::kReduceScatter;
   const size_t blocks = reduce_scatter ? static_cast<size_t>(g_size) : 1;
   std::vector<Storage> data(static_cast<size_t>(g_size) * blocks), out(static_cast<size_t>(g_size));
   for (size_t j = 0; j < data.size(); ++j) {
     data[j] = Type::From(static_cast<int>(j % g_size) == g_rank ? NAN : (op == HCCL_REDUCE_MAX ? 1.0 : -1.0));
   }
+  const int root = g_size - 1;
   if (reduce_scatter) {
     REQUIRE_HCCL(HcclReduceScatter(data.data(), out.data(), out.size(), type, op, comm, stream));
+  } else if (reduction == Reduction::kReduce) {
+    REQUIRE_HCCL(HcclReduce(data.data(), out.data(), out.size(), type, op, static_cast<uint32_t>(root), comm, stream));
   } else {
     REQUIRE_HCCL(HcclAllReduce(data.data(), out.data(), out.size(), type, op, comm, stream));
   }
   REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  if (reduction == Reduction::kReduce && g_rank != root) return;
+  static const char* const names[] = {"AllReduce", "ReduceScatter", "Reduce"};
   for (int k = 0; k < g_size; ++k) {
     EXPECT(std::isnan(Type::To(out[k])), "%s %s %s: element %d (NaN on rank %d) came back %g",
-           reduce_scatter ? "ReduceScatter" : "AllReduce", what, op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k,
-           Type::To(out[k]));
+           names[static_cast<int>(reduction)], what, op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k, Type::To(out[k]));
   }
 }
 
@@ -926,11 +1016,11 @@ void RunNanMaxMin() {
   HcclComm comm = CannStyleInit();
   if (comm == nullptr) return;
   for (HcclReduceOp op : {HCCL_REDUCE_MAX, HCCL_REDUCE_MIN}) {
-    for (bool reduce_scatter : {false, true}) {
-      CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32", reduce_scatter);
-      CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64", reduce_scatter);
-      CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16", reduce_scatter);
-      CheckNanPropagates<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, op, "bf16", reduce_scatter);
+    for (Reduction reduction : {Reduction::kAllReduce, Reduction::kReduceScatter, Reduction::kReduce}) {
+      CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32", reduction);
+      CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64", reduction);
+      CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16", reduction);
+      CheckNanPropagates<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, op, "bf16", reduction);
     }
   }
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
