@@ -67,6 +67,19 @@ extern HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, HcclD
 extern HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCount, HcclDataType dataType, uint32_t root,
                               HcclComm comm, aclrtStream stream);
 
+/* Enqueued on stream; every rank's sendCount elements land in every rank's recvBuf at
+ * recvDispls[rank], recvCounts[r] being rank r's sendCount (uint64_t arrays of rankSize
+ * entries, in elements, read when the call is made). */
+extern HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *recvBuf, const void *recvCounts,
+                                 const void *recvDispls, HcclDataType dataType, HcclComm comm, aclrtStream stream);
+
+/* Enqueued on stream; rank j's recvBuf receives op over all ranks of their sendCounts[j]
+ * elements at sendBuf + sendDispls[j] (uint64_t arrays of rankSize entries, in elements,
+ * read when the call is made); sendCounts[j] must be rank j's recvCount on every rank. */
+extern HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, const void *sendDispls, void *recvBuf,
+                                     uint64_t recvCount, HcclDataType dataType, HcclReduceOp op, HcclComm comm,
+                                     aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,12 +27,19 @@ const char* KindName(uint64_t kind) {
     case Kind::kAlltoAllV: return "HcclAlltoAllV";
     case Kind::kReduce: return "HcclReduce";
     case Kind::kScatter: return "HcclScatter";
+    case Kind::kAllGatherV: return "HcclAllGatherV";
+    case Kind::kReduceScatterV: return "HcclReduceScatterV";
   }
   return "an unknown collective";
 }
 
 bool Reduces(Kind kind) {
-  return kind == Kind::kAllReduce || kind == Kind::kReduceScatter || kind == Kind::kReduce;
+  return kind == Kind::kAllReduce || kind == Kind::kReduceScatter || kind == Kind::kReduce ||
+         kind == Kind::kReduceScatterV;
+}
+
+bool VariableCounts(Kind kind) {
+  return kind == Kind::kAlltoAllV || kind == Kind::kAllGatherV || kind == Kind::kReduceScatterV;
 }
 
 bool Rooted(Kind kind) { return kind == Kind::kBroadcast || kind == Kind::kReduce || kind == Kind::kScatter; }
@@ -45,7 +52,7 @@ std::string DescribeDescriptor(const uint64_t* d) {
   if (static_cast<Kind>(d[2]) == Kind::kBarrier) return "HcclBarrier()";
   // The V variants' counts differ from rank to rank by design; they are compared apart.
   std::string text = std::string(KindName(d[2])) + "(";
-  if (static_cast<Kind>(d[2]) != Kind::kAlltoAllV) text += "count=" + std::to_string(d[3]) + ", ";
+  if (!VariableCounts(static_cast<Kind>(d[2]))) text += "count=" + std::to_string(d[3]) + ", ";
   text += "dataType=";
   const char* type = DataTypeName(d[4]);
   text += type != nullptr ? type : std::to_string(d[4]);
@@ -60,7 +67,8 @@ std::string DescribeDescriptor(const uint64_t* d) {
 // MPI corrupting memory (count mismatch) or hanging (different collective).
 std::string CheckAgreement(const Communicator& comm, const Collective& op) {
   constexpr int kFields = 8;
-  const uint64_t mine[kFields] = {0x6863636c64657363ull, comm.collectives_run, static_cast<uint64_t>(op.kind), op.count,
+  const uint64_t count = VariableCounts(op.kind) ? 0 : op.count;  // compared by CheckCountsPairUp
+  const uint64_t mine[kFields] = {0x6863636c64657363ull, comm.collectives_run, static_cast<uint64_t>(op.kind), count,
                                   static_cast<uint64_t>(op.type), static_cast<uint64_t>(op.op), op.root,
                                   op.deterministic ? 1u : 0u};
   std::vector<uint64_t> all(static_cast<size_t>(comm.size) * kFields);
@@ -84,7 +92,10 @@ std::string RunLocally(const Communicator& comm, const Collective& op) {
   switch (op.kind) {
     case Kind::kAlltoAll:
     case Kind::kAlltoAllV:
+    case Kind::kAllGatherV:
       return RunAlltoAll(comm, op);
+    case Kind::kReduceScatterV:
+      return RunReduceScatterV(comm, op);
     case Kind::kBroadcast:
     case Kind::kBarrier:
       return "";
@@ -116,7 +127,9 @@ std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
     // The agreement check's all-gather has already made every rank wait for the others.
     case Kind::kBarrier: return "";
     case Kind::kAlltoAll:
-    case Kind::kAlltoAllV: return RunAlltoAll(comm, op);
+    case Kind::kAlltoAllV:
+    case Kind::kAllGatherV: return RunAlltoAll(comm, op);
+    case Kind::kReduceScatterV: return RunReduceScatterV(comm, op);
     case Kind::kSend:
     case Kind::kRecv: break;
   }

@@ -1,5 +1,5 @@
-// The collectives that move data without reducing it: HcclAllGather, HcclBroadcast,
-// HcclScatter, HcclAlltoAll and HcclAlltoAllV.
+// The collectives that move data without reducing it: HcclAllGather, HcclAllGatherV,
+// HcclBroadcast, HcclScatter, HcclAlltoAll and HcclAlltoAllV.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -69,10 +69,8 @@ std::string RunScatter(const Communicator& comm, const Collective& op) {
   return "";
 }
 
-namespace {
-
-// The V variant's counts must pair up: what rank r sends rank j is what rank j expects
-// from rank r. Every rank gathers every rank's counts and reports the same first mismatch.
+// What rank r sends rank j must be what rank j expects from rank r. Every rank gathers
+// every rank's counts and reports the same first mismatch.
 std::string CheckCountsPairUp(const Communicator& comm, const Collective& op) {
   const size_t ranks = comm.size;
   std::vector<uint64_t> mine(op.send_counts);
@@ -89,7 +87,7 @@ std::string CheckCountsPairUp(const Communicator& comm, const Collective& op) {
   for (size_t from = 0; from < ranks; ++from) {
     for (size_t to = 0; to < ranks; ++to) {
       if (sends(from, to) == expects(to, from)) continue;
-      return "the ranks' sendCounts and recvCounts do not pair up: rank " + std::to_string(from) + " sends rank " +
+      return "the ranks' send and receive counts do not pair up: rank " + std::to_string(from) + " sends rank " +
              std::to_string(to) + " " + std::to_string(sends(from, to)) + " element(s) but rank " + std::to_string(to) +
              " expects " + std::to_string(expects(to, from)) + " from rank " + std::to_string(from) +
              "; no data were exchanged";
@@ -98,16 +96,7 @@ std::string CheckCountsPairUp(const Communicator& comm, const Collective& op) {
   return "";
 }
 
-}  // namespace
-
-// Block j of sendBuf goes to rank j, rank r's block lands at recvBuf's block r. Pair by pair
-// with non-blocking messages, in rounds of one chunk per pair (MPI counts are int; the
-// counts and displacements are 64-bit); this rank's own block is a copy.
-std::string RunAlltoAll(const Communicator& comm, const Collective& op) {
-  if (op.kind == Kind::kAlltoAllV) {
-    std::string failure = CheckCountsPairUp(comm, op);
-    if (!failure.empty()) return failure;
-  }
+std::string ExchangeBlocks(const Communicator& comm, const Collective& op) {
   const size_t element = ElementSize(op.type);
   const uint64_t chunk = ChunkElements(element);
   uint64_t longest = 0;
@@ -140,6 +129,16 @@ std::string RunAlltoAll(const Communicator& comm, const Collective& op) {
     if (status != MPI_SUCCESS) return "exchanging the blocks failed: " + MpiErrorText(status);
   }
   return "";
+}
+
+// AlltoAll, AlltoAllV and AllGatherV: the blocks the entry point laid out, exchanged once
+// the variable counts are known to pair up.
+std::string RunAlltoAll(const Communicator& comm, const Collective& op) {
+  if (VariableCounts(op.kind)) {
+    std::string failure = CheckCountsPairUp(comm, op);
+    if (!failure.empty()) return failure;
+  }
+  return ExchangeBlocks(comm, op);
 }
 
 }  // namespace hccl
@@ -200,6 +199,35 @@ HCCL_API HcclResult HcclScatter(void* sendBuf, void* recvBuf, uint64_t recvCount
   if (HcclResult status = CheckMovableType(api, dataType)) return status;
   Collective collective{Kind::kScatter, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf),
                         recvCount, dataType, HCCL_REDUCE_SUM, root, false, 0};
+  return Enqueue(api, comm, stream, collective);
+}
+
+HCCL_API HcclResult HcclAllGatherV(void* sendBuf, uint64_t sendCount, void* recvBuf, const void* recvCounts,
+                                   const void* recvDispls, HcclDataType dataType, HcclComm comm, aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclAllGatherV";
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "recvCounts", recvCounts)) return status;
+  if (HcclResult status = CheckPointer(api, "recvDispls", recvDispls)) return status;
+  if (HcclResult status = CheckStream(api, stream)) return status;
+  if (sendCount > 0) {
+    if (HcclResult status = CheckPointer(api, "sendBuf", sendBuf)) return status;
+  }
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  const auto* counts = static_cast<const uint64_t*>(recvCounts);
+  const auto* displs = static_cast<const uint64_t*>(recvDispls);
+  // Upstream: nothing to receive is success at once, nothing queued.
+  if (std::all_of(counts, counts + found->size, [](uint64_t count) { return count == 0; })) return HCCL_SUCCESS;
+  if (HcclResult status = CheckPointer(api, "recvBuf", recvBuf)) return status;
+  if (HcclResult status = CheckCount(api, "sendCount", sendCount)) return status;
+  if (HcclResult status = CheckMovableType(api, dataType)) return status;
+  Collective collective{Kind::kAllGatherV, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf),
+                        sendCount, dataType, HCCL_REDUCE_SUM, 0, false, 0};
+  collective.send_counts.assign(found->size, sendCount);  // the same block to every rank
+  collective.send_displs.assign(found->size, 0);
+  collective.recv_counts.assign(counts, counts + found->size);
+  collective.recv_displs.assign(displs, displs + found->size);
   return Enqueue(api, comm, stream, collective);
 }
 

@@ -78,7 +78,7 @@ class SpacedBytes {
 
 enum class Kind : uint64_t {
   kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kBarrier = 5, kSend = 6, kRecv = 7,
-  kAlltoAll = 8, kAlltoAllV = 9, kReduce = 10, kScatter = 11
+  kAlltoAll = 8, kAlltoAllV = 9, kReduce = 10, kScatter = 11, kAllGatherV = 12, kReduceScatterV = 13
 };
 // The API's name ("HcclReduceScatter").
 const char* KindName(uint64_t kind);
@@ -86,6 +86,9 @@ const char* KindName(uint64_t kind);
 bool Reduces(Kind kind);
 // Broadcast, Reduce, Scatter.
 bool Rooted(Kind kind);
+// The V variants: their counts differ from rank to rank by design, so the agreement check
+// leaves them out and CheckCountsPairUp compares them.
+bool VariableCounts(Kind kind);
 // Send and Recv: two ranks take part, not the whole communicator.
 bool PointToPoint(Kind kind);
 
@@ -93,14 +96,15 @@ struct Collective {
   Kind kind;
   unsigned char* send;
   unsigned char* recv;  // Broadcast: the buffer
-  uint64_t count;       // AllGather: sendCount; ReduceScatter: recvCount
+  uint64_t count;       // AllGather(V): sendCount; ReduceScatter(V), Scatter: recvCount
   HcclDataType type;
   HcclReduceOp op;   // the reducing kinds only (else SUM, so that descriptors compare)
   uint32_t root;     // the rooted kinds only (else 0)
   bool deterministic;
   uint64_t sequence;  // position among this communicator's operations, in issue order
   uint32_t peer = 0;  // Send: the destination; Recv: the source
-  // AlltoAll(V): per rank, in elements, copied from the caller's arrays when the call is made.
+  // The blocks exchanged with each rank, in elements (AlltoAll(V), AllGatherV,
+  // ReduceScatterV), copied from the caller's arrays when the call is made.
   std::vector<uint64_t> send_counts{}, send_displs{}, recv_counts{}, recv_displs{};
 };
 
@@ -172,8 +176,18 @@ std::string RunReduceScatter(const Communicator& comm, const Collective& op);
 std::string RunReduce(const Communicator& comm, const Collective& op);
 std::string RunScatter(const Communicator& comm, const Collective& op);
 std::string RunPointToPoint(Communicator& comm, const Collective& op);
-// Also on a single-rank communicator without MPI (no MPI call is made then).
+// What rank r sends rank j (send_counts[j] on r) must be what j expects from r
+// (recv_counts[r] on j); "" or the failure, the same on every rank.
+std::string CheckCountsPairUp(const Communicator& comm, const Collective& op);
+// Block j of send (send_counts[j] elements at send_displs[j]) goes to rank j; rank r's block
+// lands at recv_displs[r]. Pair by pair with non-blocking messages, in rounds of one chunk
+// per pair (MPI counts are int); this rank's own block is a copy, so a single rank without
+// MPI makes no MPI call.
+std::string ExchangeBlocks(const Communicator& comm, const Collective& op);
+// AlltoAll, AlltoAllV, AllGatherV (also on a single rank without MPI).
 std::string RunAlltoAll(const Communicator& comm, const Collective& op);
+// Also on a single rank without MPI.
+std::string RunReduceScatterV(const Communicator& comm, const Collective& op);
 
 }  // namespace hccl
 }  // namespace oa

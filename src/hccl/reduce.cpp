@@ -1,5 +1,5 @@
-// The reducing collectives: HcclAllReduce, HcclReduceScatter and HcclReduce, with the
-// deterministic (rank-ordered) path.
+// The reducing collectives: HcclAllReduce, HcclReduceScatter, HcclReduce and
+// HcclReduceScatterV, with the deterministic (rank-ordered) path.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -70,6 +70,27 @@ constexpr uint64_t kOrderedChunkElements = uint64_t{1} << 20;
 uint64_t ReductionChunk(const Collective& op) {
   const uint64_t chunk = ChunkElements(ElementSize(op.type));
   return Ordered(op) ? std::min(chunk, kOrderedChunkElements) : chunk;
+}
+
+// Combines the W operands of `length` elements (operand r at operands + r * stride) into
+// target in rank order: the deterministic combination when the mode asks for it, else MPI's
+// operation applied locally, rank after rank.
+std::string CombineOperands(uint32_t ranks, const Collective& op, const unsigned char* operands, size_t stride,
+                            uint64_t length, unsigned char* target) {
+  if (Ordered(op)) {
+    CombineInRankOrder(operands, stride, ranks, length, op.type, op.op, target);
+    return "";
+  }
+  std::memcpy(target, operands, length * ElementSize(op.type));
+  if (ranks == 1) return "";  // a single rank may run without MPI
+  MPI_Datatype mpi_type;
+  MPI_Op mpi_op;
+  MpiTypeAndOp(op.type, op.op, &mpi_type, &mpi_op);
+  for (uint32_t r = 1; r < ranks; ++r) {
+    const int status = MPI_Reduce_local(operands + r * stride, target, static_cast<int>(length), mpi_type, mpi_op);
+    if (status != MPI_SUCCESS) return "MPI_Reduce_local failed: " + MpiErrorText(status);
+  }
+  return "";
 }
 
 }  // namespace
@@ -175,6 +196,44 @@ std::string RunReduce(const Communicator& comm, const Collective& op) {
   return "";
 }
 
+// Rank j receives op over all ranks of their block j (sendCounts[j] elements at
+// sendDispls[j]; every rank's block j has rank j's recvCount elements). In rounds of one
+// chunk: the chunk of every rank's block j travels to rank j (ExchangeBlocks), which
+// combines them in rank order.
+std::string RunReduceScatterV(const Communicator& comm, const Collective& op) {
+  std::string failure = CheckCountsPairUp(comm, op);
+  if (!failure.empty()) return failure;
+  const size_t element = ElementSize(op.type);
+  const uint64_t chunk = ReductionChunk(op);
+  // In place, blocks still to be sent may lie where the result goes: it is assembled apart.
+  const bool in_place = op.send == op.recv;
+  std::vector<unsigned char> assembled(in_place ? op.count * element : 0);
+  unsigned char* result = in_place ? assembled.data() : op.recv;
+  uint64_t longest = op.count;
+  for (uint64_t count : op.send_counts) longest = std::max(longest, count);
+  const auto part = [&](uint64_t count, uint64_t offset) { return count > offset ? std::min(chunk, count - offset) : 0; };
+  std::vector<unsigned char> operands;
+  Collective round = op;
+  for (uint64_t offset = 0; offset < longest; offset += chunk) {
+    const uint64_t length = part(op.count, offset);
+    operands.resize(static_cast<size_t>(length * element) * comm.size);
+    round.recv = operands.data();
+    for (uint32_t r = 0; r < comm.size; ++r) {
+      round.send_counts[r] = part(op.send_counts[r], offset);
+      round.send_displs[r] = op.send_displs[r] + offset;
+      round.recv_counts[r] = length;
+      round.recv_displs[r] = r * length;
+    }
+    failure = ExchangeBlocks(comm, round);
+    if (failure.empty() && length != 0) {
+      failure = CombineOperands(comm.size, op, operands.data(), length * element, length, result + offset * element);
+    }
+    if (!failure.empty()) return failure;
+  }
+  if (in_place) std::memcpy(op.recv, assembled.data(), assembled.size());
+  return "";
+}
+
 }  // namespace hccl
 }  // namespace oa
 
@@ -232,5 +291,36 @@ HCCL_API HcclResult HcclReduce(void* sendBuf, void* recvBuf, uint64_t count, Hcc
   if (HcclResult status = CheckRoot(api, root, found->size)) return status;
   Collective collective{Kind::kReduce, static_cast<unsigned char*>(sendBuf), static_cast<unsigned char*>(recvBuf), count,
                         dataType, op, root, false, 0};
+  return Enqueue(api, comm, stream, collective);
+}
+
+HCCL_API HcclResult HcclReduceScatterV(void* sendBuf, const void* sendCounts, const void* sendDispls, void* recvBuf,
+                                       uint64_t recvCount, HcclDataType dataType, HcclReduceOp op, HcclComm comm,
+                                       aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclReduceScatterV";
+  if (HcclResult status = CheckStream(api, stream)) return status;
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "sendCounts", sendCounts)) return status;
+  if (HcclResult status = CheckPointer(api, "sendDispls", sendDispls)) return status;
+  if (recvCount > 0) {
+    if (HcclResult status = CheckPointer(api, "recvBuf", recvBuf)) return status;
+  }
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  const auto* counts = static_cast<const uint64_t*>(sendCounts);
+  const auto* displs = static_cast<const uint64_t*>(sendDispls);
+  // Upstream: nothing to send is success at once, nothing queued.
+  if (std::all_of(counts, counts + found->size, [](uint64_t count) { return count == 0; })) return HCCL_SUCCESS;
+  // Ours (upstream does not check it): sendBuf is read.
+  if (HcclResult status = CheckPointer(api, "sendBuf", sendBuf)) return status;
+  if (HcclResult status = CheckCount(api, "recvCount", recvCount)) return status;
+  if (HcclResult status = CheckReduction(api, dataType, op)) return status;
+  Collective collective{Kind::kReduceScatterV, static_cast<unsigned char*>(sendBuf),
+                        static_cast<unsigned char*>(recvBuf), recvCount, dataType, op, 0, false, 0};
+  collective.send_counts.assign(counts, counts + found->size);
+  collective.send_displs.assign(displs, displs + found->size);
+  collective.recv_counts.assign(found->size, recvCount);  // what every rank's block for this one holds
+  collective.recv_displs.assign(found->size, 0);
   return Enqueue(api, comm, stream, collective);
 }

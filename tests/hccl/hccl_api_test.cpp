@@ -444,6 +444,73 @@ TEST_F(HcclApiTest, ScatterCheckOrder) {
   for (int32_t value : out) EXPECT_EQ(value, 0);  // nothing ran
 }
 
+TEST_F(HcclApiTest, AllGatherVCheckOrder) {
+  int32_t data[3] = {1, 2, 3};
+  int32_t out[3] = {};
+  uint64_t counts[1] = {3}, zero[1] = {0}, displs[1] = {0};
+  const HcclDataType i32 = HCCL_DATA_TYPE_INT32;
+  EXPECT_EQ(HcclAllGatherV(data, 3, out, counts, displs, i32, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAllGatherV: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGatherV(data, 3, out, nullptr, displs, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAllGatherV: recvCounts"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGatherV(data, 3, out, counts, nullptr, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAllGatherV: recvDispls"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGatherV(data, 3, out, counts, displs, i32, comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAllGatherV: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGatherV(nullptr, 3, out, counts, displs, i32, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAllGatherV: sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGatherV(nullptr, 0, nullptr, counts, displs, i32, DestroyedComm(), stream_), HCCL_E_PARA);
+  // Nothing to receive anywhere: success before the remaining checks, nothing queued.
+  EXPECT_EQ(HcclAllGatherV(nullptr, 0, nullptr, zero, displs, HCCL_DATA_TYPE_RESERVED, comm_, stream_), HCCL_SUCCESS);
+  EXPECT_EQ(HcclAllGatherV(data, 3, nullptr, counts, displs, i32, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclAllGatherV: recvBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGatherV(data, 0x800000000ull, out, counts, displs, HCCL_DATA_TYPE_INT128, comm_, stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclAllGatherV: sendCount"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclAllGatherV(data, 3, out, counts, displs, HCCL_DATA_TYPE_INT128, comm_, stream_), HCCL_E_NOT_SUPPORT);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (int32_t value : out) EXPECT_EQ(value, 0);  // nothing ran
+  // A sendCount that differs from the rank's own recvCounts entry fails on the stream.
+  EXPECT_EQ(HcclAllGatherV(data, 2, out, counts, displs, i32, comm_, stream_), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_FAILURE);
+  EXPECT_NE(LastMessage().find("do not pair up"), std::string::npos) << LastMessage();
+}
+
+TEST_F(HcclApiTest, ReduceScatterVCheckOrder) {
+  float data[4] = {1, 2, 3, 4};
+  float out[4] = {};
+  uint64_t counts[1] = {4}, zero[1] = {0}, displs[1] = {0};
+  const HcclDataType f32 = HCCL_DATA_TYPE_FP32;
+  const HcclReduceOp sum = HCCL_REDUCE_SUM;
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, out, 4, f32, sum, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatterV: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, out, 4, f32, sum, nullptr, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatterV: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatterV(data, nullptr, displs, out, 4, f32, sum, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatterV: sendCounts"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatterV(data, counts, nullptr, out, 4, f32, sum, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatterV: sendDispls"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, nullptr, 4, f32, sum, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatterV: recvBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, nullptr, 0, f32, sum, DestroyedComm(), stream_), HCCL_E_PARA);
+  // Nothing to send: success before the remaining checks, nothing queued.
+  EXPECT_EQ(HcclReduceScatterV(nullptr, zero, displs, nullptr, 0, HCCL_DATA_TYPE_RESERVED, HCCL_REDUCE_RESERVED, comm_,
+                               stream_), HCCL_SUCCESS);
+  EXPECT_EQ(HcclReduceScatterV(nullptr, counts, displs, out, 4, f32, sum, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclReduceScatterV: sendBuf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, out, 0x800000000ull, HCCL_DATA_TYPE_UINT8, sum, comm_, stream_),
+            HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclReduceScatterV: recvCount"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, out, 4, HCCL_DATA_TYPE_UINT8, sum, comm_, stream_),
+            HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, out, 4, HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_PROD, comm_, stream_),
+            HCCL_E_NOT_SUPPORT);
+  EXPECT_EQ(HcclReduceScatterV(data, counts, displs, out, 4, f32, static_cast<HcclReduceOp>(7), comm_, stream_),
+            HCCL_E_PARA);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (float value : out) EXPECT_EQ(value, 0.0f);  // nothing ran
+}
+
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
   std::vector<float> send = {1.5f, -2.0f, 3.25f};
   std::vector<float> staged(3, 0.0f), reduced(3, -1.0f), gathered(3, -1.0f), scattered(3, -1.0f), copied(3, -1.0f);
@@ -484,6 +551,16 @@ TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
             HCCL_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(scattered_block, send);
+  // AllGatherV and ReduceScatterV with one rank: the rank's own block, at its displacements.
+  std::vector<float> gathered_v(4, -1.0f), reduced_v(2, -1.0f);
+  const uint64_t one_count[1] = {3}, at_one[1] = {1}, two_count[1] = {2}, at_zero[1] = {0};
+  ASSERT_EQ(HcclAllGatherV(send.data(), 3, gathered_v.data(), one_count, at_one, HCCL_DATA_TYPE_FP32, comm_, stream_),
+            HCCL_SUCCESS);
+  ASSERT_EQ(HcclReduceScatterV(gathered_v.data(), two_count, at_zero, reduced_v.data(), 2, HCCL_DATA_TYPE_FP32,
+                               HCCL_REDUCE_MAX, comm_, stream_), HCCL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(gathered_v, (std::vector<float>{-1.0f, send[0], send[1], send[2]}));
+  EXPECT_EQ(reduced_v, (std::vector<float>{-1.0f, send[0]}));
   EXPECT_EQ(shifted, (std::vector<float>{-1.0f, -1.0f, -1.0f, send[1], send[2]}));
   EXPECT_EQ(HcclCommDestroy(comm_), HCCL_SUCCESS);
   comm_ = nullptr;

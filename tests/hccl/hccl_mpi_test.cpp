@@ -4,8 +4,8 @@
 //
 //   collectives           CANN-style bootstrap (MPI_Init, rank 0 HcclGetRootInfo, MPI_Bcast of
 //                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce,
-//                         ReduceScatter and Reduce for every type and op, AllGather, Broadcast
-//                         and Scatter from every root, Barrier,
+//                         ReduceScatter(V) and Reduce for every type and op, AllGather(V),
+//                         Broadcast and Scatter from every root, Barrier,
 //                         a Send/Recv ring, AlltoAll, AlltoAllV with uneven blocks, stream
 //                         order with operator work before and after,
 //                         the default and deterministic floating sums
@@ -211,6 +211,62 @@ void CheckReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduc
   }
 }
 
+// Uneven V blocks: rank j's block has VCount(j) elements (an empty one, one the chunked run
+// splits). Block j lies in the buffers in reverse rank order with a gap of `gap` elements
+// after each; VOffsets gives each block's displacement and the total.
+uint64_t VCount(int rank) {
+  static const uint64_t counts[] = {2, 0, 1100, 5};
+  return counts[rank % 4];
+}
+
+std::vector<uint64_t> VOffsets(uint64_t gap, uint64_t* total) {
+  std::vector<uint64_t> displs(g_size);
+  *total = 0;
+  for (int r = g_size - 1; r >= 0; --r) {
+    displs[r] = *total;
+    *total += VCount(r) + gap;
+  }
+  return displs;
+}
+
+// Element i of block j has the global number VFirst(j) + i (blocks in rank order).
+uint64_t VFirst(int rank) {
+  uint64_t first = 0;
+  for (int r = 0; r < rank; ++r) first += VCount(r);
+  return first;
+}
+
+// Rank j receives the reduction of every rank's block j; in place, the result lands at the
+// start of the buffer.
+template <typename Type>
+void CheckReduceScatterV(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
+                         bool is_unsigned, bool in_place) {
+  using Storage = typename Type::Storage;
+  uint64_t total = 0;
+  const std::vector<uint64_t> displs = VOffsets(1, &total);
+  std::vector<uint64_t> counts(g_size);
+  for (int j = 0; j < g_size; ++j) counts[j] = VCount(j);
+  std::vector<Storage> send(std::max(total, VCount(g_rank))), recv(VCount(g_rank));
+  for (int j = 0; j < g_size; ++j) {
+    for (uint64_t i = 0; i < counts[j]; ++i) {
+      send[displs[j] + i] = Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, VFirst(j) + i));
+    }
+  }
+  Storage* target = in_place ? send.data() : recv.data();
+  REQUIRE_HCCL(HcclReduceScatterV(send.data(), counts.data(), displs.data(), target, VCount(g_rank), type, op, comm,
+                                  stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < VCount(g_rank); ++i) {
+    const double expected = ExpectedReduction(op, is_unsigned, is_integer, VFirst(g_rank) + i);
+    const Storage want = Type::From(expected);
+    if (std::memcmp(&target[i], &want, sizeof want) != 0) {
+      Failure("ReduceScatterV type %d op %d%s: element %llu is %g, expected %g", type, op, in_place ? " in place" : "",
+              static_cast<unsigned long long>(i), Type::To(target[i]), expected);
+      return;
+    }
+  }
+}
+
 template <typename Type>
 void CheckAllReduceOps(HcclComm comm, aclrtStream stream, HcclDataType type, bool is_integer, bool is_unsigned,
                        bool prod) {
@@ -220,6 +276,7 @@ void CheckAllReduceOps(HcclComm comm, aclrtStream stream, HcclDataType type, boo
       CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
       CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true);
     }
+    CheckReduceScatterV<Type>(comm, stream, type, op, is_integer, is_unsigned, op == HCCL_REDUCE_MAX);
     // 1001: the chunked run (1000-element chunks) splits it.
     for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1001}}) {
       CheckReduceScatter<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
@@ -352,6 +409,29 @@ void CheckFloatingSums(HcclComm comm, aclrtStream stream) {
                         "deterministic fp16 ReduceScatter", mine);
   CheckOrderedSum<Bf16>(RandomReduceScatter<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count),
                         "deterministic bf16 ReduceScatter", mine);
+  {
+    uint64_t total = 0;
+    const std::vector<uint64_t> displs = VOffsets(0, &total);
+    std::vector<uint64_t> counts(g_size);
+    for (int j = 0; j < g_size; ++j) counts[j] = VCount(j);
+    std::vector<float> blocks(total), result(VCount(g_rank));
+    std::vector<uint16_t> blocks_bf16(total), result_bf16(VCount(g_rank));
+    for (int j = 0; j < g_size; ++j) {
+      for (uint64_t i = 0; i < counts[j]; ++i) {
+        blocks[displs[j] + i] = RandomInput(g_rank, VFirst(j) + i);
+        blocks_bf16[displs[j] + i] = Bf16::From(RandomInput(g_rank, VFirst(j) + i));
+      }
+    }
+    if (HcclReduceScatterV(blocks.data(), counts.data(), displs.data(), result.data(), VCount(g_rank),
+                           HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) != HCCL_SUCCESS ||
+        HcclReduceScatterV(blocks_bf16.data(), counts.data(), displs.data(), result_bf16.data(), VCount(g_rank),
+                           HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_SUM, comm, stream) != HCCL_SUCCESS ||
+        aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+      Failure("deterministic ReduceScatterV: %s", aclGetRecentErrMsg());
+    }
+    CheckOrderedSum<Plain<float>>(result, "deterministic fp32 ReduceScatterV", VFirst(g_rank));
+    CheckOrderedSum<Bf16>(result_bf16, "deterministic bf16 ReduceScatterV", VFirst(g_rank));
+  }
   const int root = g_size - 1;
   const std::vector<float> reduced = RandomReduce<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count, root);
   const std::vector<uint16_t> reduced_fp16 = RandomReduce<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count, root);
@@ -490,6 +570,37 @@ void CheckScatter(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t
         return;
       }
     }
+  }
+}
+
+// Rank r contributes VCount(r) elements PairValue(r, 0, i); every rank's recvBuf gets them
+// at its displacements (reverse rank order, gaps of 2 that keep their sentinel). In place:
+// sendBuf is the rank's own block inside recvBuf.
+template <typename T>
+void CheckAllGatherV(HcclComm comm, aclrtStream stream, HcclDataType type, bool in_place) {
+  const T sentinel = T(99);
+  uint64_t total = 0;
+  const std::vector<uint64_t> displs = VOffsets(2, &total);
+  std::vector<uint64_t> counts(g_size);
+  for (int r = 0; r < g_size; ++r) counts[r] = VCount(r);
+  std::vector<T> send(VCount(g_rank)), recv(total, sentinel);
+  for (uint64_t i = 0; i < send.size(); ++i) send[i] = PairValue<T>(g_rank, 0, i);
+  T* source = send.data();
+  if (in_place) {
+    std::copy(send.begin(), send.end(), recv.begin() + static_cast<ptrdiff_t>(displs[g_rank]));
+    source = recv.data() + displs[g_rank];
+  }
+  REQUIRE_HCCL(HcclAllGatherV(source, VCount(g_rank), recv.data(), counts.data(), displs.data(), type, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int r = 0; r < g_size; ++r) {
+    for (uint64_t i = 0; i < counts[r]; ++i) {
+      if (recv[displs[r] + i] != PairValue<T>(r, 0, i)) {
+        Failure("AllGatherV type %d%s: block %d element %llu wrong", type, in_place ? " in place" : "", r,
+                static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+    EXPECT(recv[displs[r] + counts[r]] == sentinel, "AllGatherV: the gap after block %d was written", r);
   }
 }
 
@@ -669,6 +780,8 @@ void RunCollectives() {
   CheckAlltoAll<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 3);
   CheckAlltoAll<int8_t>(comm, device.stream, HCCL_DATA_TYPE_INT8, 5);
   CheckAlltoAllV(comm, device.stream);
+  CheckAllGatherV<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, false);
+  CheckAllGatherV<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, true);
   CheckScatter<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001, false);  // chunked in the chunked run
   CheckScatter<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_FP16, 3, true);
   CheckScatter<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_FP8E4M3, 2, false);
