@@ -80,6 +80,12 @@ extern HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, cons
                                      uint64_t recvCount, HcclDataType dataType, HcclReduceOp op, HcclComm comm,
                                      aclrtStream stream);
 
+/* Enqueued on stream; every transfer of the list at once (this rank's sends and receives
+ * do not wait for each other). Each transfer pairs with the peer's counterpart (an HcclSend
+ * or HcclRecv, or a batch item) of the same count and dataType, in order. */
+extern HcclResult HcclBatchSendRecv(HcclSendRecvItem *sendRecvInfo, uint32_t itemNum, HcclComm comm,
+                                    aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,7 @@ const char* KindName(uint64_t kind) {
     case Kind::kScatter: return "HcclScatter";
     case Kind::kAllGatherV: return "HcclAllGatherV";
     case Kind::kReduceScatterV: return "HcclReduceScatterV";
+    case Kind::kBatchSendRecv: return "HcclBatchSendRecv";
   }
   return "an unknown collective";
 }
@@ -44,7 +45,9 @@ bool VariableCounts(Kind kind) {
 
 bool Rooted(Kind kind) { return kind == Kind::kBroadcast || kind == Kind::kReduce || kind == Kind::kScatter; }
 
-bool PointToPoint(Kind kind) { return kind == Kind::kSend || kind == Kind::kRecv; }
+bool PointToPoint(Kind kind) {
+  return kind == Kind::kSend || kind == Kind::kRecv || kind == Kind::kBatchSendRecv;
+}
 
 namespace {
 
@@ -88,7 +91,7 @@ std::string CheckAgreement(const Communicator& comm, const Collective& op) {
 }
 
 // A single-rank communicator without MPI: the result is the rank's own data.
-std::string RunLocally(const Communicator& comm, const Collective& op) {
+std::string RunLocally(Communicator& comm, const Collective& op) {
   switch (op.kind) {
     case Kind::kAlltoAll:
     case Kind::kAlltoAllV:
@@ -101,7 +104,8 @@ std::string RunLocally(const Communicator& comm, const Collective& op) {
       return "";
     case Kind::kSend:
     case Kind::kRecv:
-      return "a single-rank communicator has no peer";  // the entry points refuse these already
+    case Kind::kBatchSendRecv:
+      return RunPointToPoint(comm, op);  // only transfers to itself (a batch's) make no MPI call
     default:
       if (op.send != op.recv) std::memmove(op.recv, op.send, op.count * ElementSize(op.type));
       return "";
@@ -131,7 +135,8 @@ std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
     case Kind::kAllGatherV: return RunAlltoAll(comm, op);
     case Kind::kReduceScatterV: return RunReduceScatterV(comm, op);
     case Kind::kSend:
-    case Kind::kRecv: break;
+    case Kind::kRecv:
+    case Kind::kBatchSendRecv: break;
   }
   return "unknown collective";
 }

@@ -78,7 +78,8 @@ class SpacedBytes {
 
 enum class Kind : uint64_t {
   kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kBarrier = 5, kSend = 6, kRecv = 7,
-  kAlltoAll = 8, kAlltoAllV = 9, kReduce = 10, kScatter = 11, kAllGatherV = 12, kReduceScatterV = 13
+  kAlltoAll = 8, kAlltoAllV = 9, kReduce = 10, kScatter = 11, kAllGatherV = 12, kReduceScatterV = 13,
+  kBatchSendRecv = 14
 };
 // The API's name ("HcclReduceScatter").
 const char* KindName(uint64_t kind);
@@ -89,7 +90,7 @@ bool Rooted(Kind kind);
 // The V variants: their counts differ from rank to rank by design, so the agreement check
 // leaves them out and CheckCountsPairUp compares them.
 bool VariableCounts(Kind kind);
-// Send and Recv: two ranks take part, not the whole communicator.
+// Send, Recv, BatchSendRecv: pairs of ranks take part, not the whole communicator.
 bool PointToPoint(Kind kind);
 
 struct Collective {
@@ -102,7 +103,8 @@ struct Collective {
   uint32_t root;     // the rooted kinds only (else 0)
   bool deterministic;
   uint64_t sequence;  // position among this communicator's operations, in issue order
-  uint32_t peer = 0;  // Send: the destination; Recv: the source
+  // Send, Recv, BatchSendRecv: the transfers, copied from the caller when the call is made.
+  std::vector<HcclSendRecvItem> transfers{};
   // The blocks exchanged with each rank, in elements (AlltoAll(V), AllGatherV,
   // ReduceScatterV), copied from the caller's arrays when the call is made.
   std::vector<uint64_t> send_counts{}, send_displs{}, recv_counts{}, recv_displs{};

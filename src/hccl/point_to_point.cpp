@@ -1,14 +1,18 @@
-// HcclSend and HcclRecv. MPI would match a send with any receive of the pair and truncate or
-// overrun on a size mismatch, so the two sides first swap a header (kind, count, dataType,
-// position in the pair's sequence) and move the payload only if they agree; on a
-// disagreement both report the same failure and no data move.
+// HcclSend, HcclRecv and HcclBatchSendRecv. MPI would match a send with any receive of the
+// pair and truncate or overrun on a size mismatch, so both sides of every transfer first
+// swap a header (direction, count, dataType, position in the pair's sequence) and move the
+// payload only if they agree; on a disagreement both report the same failure and no data
+// of that transfer move.
 //
-// A Send whose peer never posts the matching Recv (or posts a Send too) waits in MPI for
-// ever, like a collective with a missing rank: every wait is an MPI_Recv on the pair's
-// header or answer, which a later execution timeout (HCCL_EXEC_TIMEOUT) can bound.
+// A transfer whose peer never posts its counterpart (or posts the same direction) waits in
+// MPI for ever, like a collective with a missing rank: every wait is in MPI_Waitall on the
+// headers or the payload, which a later execution timeout (HCCL_EXEC_TIMEOUT) can bound.
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <string>
 
+#include "core/dtype.h"
 #include "hccl_internal.h"
 
 namespace oa {
@@ -19,7 +23,7 @@ constexpr uint64_t kHeaderMagic = 0x6863636c70327068ull;
 
 struct PairHeader {
   uint64_t magic;
-  uint64_t kind;
+  uint64_t kind;  // Kind::kSend or Kind::kRecv: the direction
   uint64_t count;
   uint64_t type;
   uint64_t index;  // the sender's sends to this peer / the receiver's receives from it, so far
@@ -28,9 +32,9 @@ constexpr int kHeaderWords = sizeof(PairHeader) / sizeof(uint64_t);
 
 std::string DescribeSide(const PairHeader& header, uint32_t rank) {
   const char* type = DataTypeName(header.type);
-  return std::string(KindName(header.kind)) + " #" + std::to_string(header.index) + " on rank " +
-         std::to_string(rank) + " (count=" + std::to_string(header.count) +
-         ", dataType=" + (type != nullptr ? type : std::to_string(header.type)) + ")";
+  return std::string(header.kind == uint64_t(Kind::kSend) ? "send" : "receive") + " #" +
+         std::to_string(header.index) + " on rank " + std::to_string(rank) + " (count=" +
+         std::to_string(header.count) + ", dataType=" + (type != nullptr ? type : std::to_string(header.type)) + ")";
 }
 
 // The same sentence on both sides of the pair, or "" when they match.
@@ -41,52 +45,102 @@ std::string ComparePair(const PairHeader& sender, uint32_t sender_rank, const Pa
       sender.index == receiver.index) {
     return "";
   }
-  return "a point-to-point pair disagrees (a Send and its Recv must have the same count and dataType, and each "
-         "pair of ranks must post its Sends and Recvs in the same order): " + DescribeSide(sender, sender_rank) +
-         " met " + DescribeSide(receiver, receiver_rank) + "; no data were exchanged";
+  return "a point-to-point pair disagrees (a send and its receive must have the same count and dataType, and each "
+         "pair of ranks must post its sends and receives in the same order): the " + DescribeSide(sender, sender_rank) +
+         " met the " + DescribeSide(receiver, receiver_rank) + "; no data were exchanged";
 }
 
-std::string MpiFailure(const char* call, int status) { return std::string(call) + " failed: " + MpiErrorText(status); }
+bool Sending(const HcclSendRecvItem& transfer) { return transfer.sendRecvType == HCCL_SEND; }
 
-std::string MovePayload(const Communicator& comm, const Collective& op) {
-  const size_t element = ElementSize(op.type);
-  const uint64_t chunk = ChunkElements(element);
-  for (uint64_t offset = 0; offset < op.count; offset += chunk) {
-    const int bytes = static_cast<int>(std::min(chunk, op.count - offset) * element);
-    const int peer = static_cast<int>(op.peer);
-    const int status = op.kind == Kind::kSend
-                           ? MPI_Send(op.send + offset * element, bytes, MPI_BYTE, peer, kPairPayloadTag, comm.mpi)
-                           : MPI_Recv(op.recv + offset * element, bytes, MPI_BYTE, peer, kPairPayloadTag, comm.mpi,
-                                      MPI_STATUS_IGNORE);
-    if (status != MPI_SUCCESS) return MpiFailure(op.kind == Kind::kSend ? "MPI_Send" : "MPI_Recv", status);
-  }
-  return "";
+// One transfer as this rank sees it.
+struct Transfer {
+  const HcclSendRecvItem* item;
+  PairHeader mine, theirs;
+  std::string failure;
+};
+
+std::string WaitAll(std::vector<MPI_Request>* requests, const char* what) {
+  if (requests->empty()) return "";  // transfers to this rank itself only: no MPI call
+  const int status = MPI_Waitall(static_cast<int>(requests->size()), requests->data(), MPI_STATUSES_IGNORE);
+  requests->clear();
+  return status == MPI_SUCCESS ? "" : std::string(what) + " failed: " + MpiErrorText(status);
 }
 
 }  // namespace
 
+// Every transfer is posted at once (sends and receives of one rank do not block each other,
+// as upstream's BatchSendRecv promises): first all headers, then every agreed payload in
+// chunks. Transfers to this rank itself pair up locally, in order, and are copies.
 std::string RunPointToPoint(Communicator& comm, const Collective& op) {
-  const bool sending = op.kind == Kind::kSend;
-  uint64_t& position = sending ? comm.sends_to[op.peer] : comm.receives_from[op.peer];
-  const PairHeader mine{kHeaderMagic, static_cast<uint64_t>(op.kind), op.count, static_cast<uint64_t>(op.type),
-                        position++};
-  PairHeader theirs{};
-  const int peer = static_cast<int>(op.peer);
-  // The sender speaks first, the receiver answers: both then hold both headers.
-  if (sending) {
-    int status = MPI_Send(&mine, kHeaderWords, MPI_UINT64_T, peer, kPairHeaderTag, comm.mpi);
-    if (status != MPI_SUCCESS) return MpiFailure("MPI_Send", status);
-    status = MPI_Recv(&theirs, kHeaderWords, MPI_UINT64_T, peer, kPairAnswerTag, comm.mpi, MPI_STATUS_IGNORE);
-    if (status != MPI_SUCCESS) return MpiFailure("MPI_Recv", status);
-  } else {
-    int status = MPI_Recv(&theirs, kHeaderWords, MPI_UINT64_T, peer, kPairHeaderTag, comm.mpi, MPI_STATUS_IGNORE);
-    if (status != MPI_SUCCESS) return MpiFailure("MPI_Recv", status);
-    status = MPI_Send(&mine, kHeaderWords, MPI_UINT64_T, peer, kPairAnswerTag, comm.mpi);
-    if (status != MPI_SUCCESS) return MpiFailure("MPI_Send", status);
+  std::vector<Transfer> transfers(op.transfers.size());
+  std::vector<MPI_Request> requests;
+  for (size_t i = 0; i < transfers.size(); ++i) {
+    Transfer& t = transfers[i];
+    t.item = &op.transfers[i];
+    const bool sending = Sending(*t.item);
+    const uint32_t peer = t.item->remoteRank;
+    uint64_t& position = sending ? comm.sends_to[peer] : comm.receives_from[peer];
+    t.mine = {kHeaderMagic, static_cast<uint64_t>(sending ? Kind::kSend : Kind::kRecv), t.item->count,
+              static_cast<uint64_t>(oa::EnumBits(t.item->dataType)), position++};
+    if (peer == comm.rank) continue;
+    // The sender's header goes to the receiver, the receiver's comes back as the answer.
+    requests.resize(requests.size() + 2);
+    MPI_Isend(&t.mine, kHeaderWords, MPI_UINT64_T, static_cast<int>(peer),
+              sending ? kPairHeaderTag : kPairAnswerTag, comm.mpi, &requests[requests.size() - 2]);
+    MPI_Irecv(&t.theirs, kHeaderWords, MPI_UINT64_T, static_cast<int>(peer),
+              sending ? kPairAnswerTag : kPairHeaderTag, comm.mpi, &requests.back());
   }
-  const std::string failure = sending ? ComparePair(mine, comm.rank, theirs, op.peer)
-                                      : ComparePair(theirs, op.peer, mine, comm.rank);
-  return failure.empty() ? MovePayload(comm, op) : failure;
+  std::string failure = WaitAll(&requests, "exchanging the point-to-point headers");
+  if (!failure.empty()) return failure;
+  // The k-th send to itself meets the k-th receive from itself.
+  std::vector<Transfer*> own_sends, own_receives;
+  for (Transfer& t : transfers) {
+    if (t.item->remoteRank == comm.rank) (Sending(*t.item) ? own_sends : own_receives).push_back(&t);
+  }
+  for (size_t k = 0; k < std::max(own_sends.size(), own_receives.size()); ++k) {
+    if (k >= own_sends.size() || k >= own_receives.size()) {
+      Transfer& alone = k < own_sends.size() ? *own_sends[k] : *own_receives[k];
+      alone.failure = "rank " + std::to_string(comm.rank) + "'s " + DescribeSide(alone.mine, comm.rank) +
+                      " to itself has no counterpart in the same HcclBatchSendRecv; no data were exchanged";
+      continue;
+    }
+    own_sends[k]->theirs = own_receives[k]->mine;
+    own_receives[k]->theirs = own_sends[k]->mine;
+  }
+  for (Transfer& t : transfers) {
+    if (!t.failure.empty()) continue;
+    t.failure = Sending(*t.item) ? ComparePair(t.mine, comm.rank, t.theirs, t.item->remoteRank)
+                                 : ComparePair(t.theirs, t.item->remoteRank, t.mine, comm.rank);
+  }
+  // The payloads of the agreed transfers, in chunks of one MPI call each.
+  for (size_t k = 0; k < own_sends.size() && k < own_receives.size(); ++k) {
+    const HcclSendRecvItem& from = *own_sends[k]->item;
+    if (own_sends[k]->failure.empty() && from.count != 0) {
+      std::memmove(own_receives[k]->item->buf, from.buf, from.count * ElementSize(from.dataType));
+    }
+  }
+  for (Transfer& t : transfers) {
+    if (!t.failure.empty() || t.item->remoteRank == comm.rank) continue;
+    const size_t element = ElementSize(t.item->dataType);
+    const uint64_t chunk = ChunkElements(element);
+    auto* bytes = static_cast<unsigned char*>(t.item->buf);
+    for (uint64_t offset = 0; offset < t.item->count; offset += chunk) {
+      const int length = static_cast<int>(std::min(chunk, t.item->count - offset) * element);
+      requests.emplace_back();
+      const int peer = static_cast<int>(t.item->remoteRank);
+      if (Sending(*t.item)) {
+        MPI_Isend(bytes + offset * element, length, MPI_BYTE, peer, kPairPayloadTag, comm.mpi, &requests.back());
+      } else {
+        MPI_Irecv(bytes + offset * element, length, MPI_BYTE, peer, kPairPayloadTag, comm.mpi, &requests.back());
+      }
+    }
+  }
+  failure = WaitAll(&requests, "moving the point-to-point payloads");
+  if (!failure.empty()) return failure;
+  for (const Transfer& t : transfers) {
+    if (!t.failure.empty()) return t.failure;  // the first, after every agreed transfer is done
+  }
+  return "";
 }
 
 }  // namespace hccl
@@ -94,12 +148,22 @@ std::string RunPointToPoint(Communicator& comm, const Collective& op) {
 
 namespace {
 
-// Upstream's checks of both: count 0 first, then comm, the buffer, count, dataType, and the
-// peer (itself: HCCL_E_NOT_SUPPORT; beyond the rank size: HCCL_E_PARA). The stream, which
-// upstream checks further in, is checked after the buffer here, as in HcclBroadcast.
-HcclResult EnqueuePointToPoint(const char* api, oa::hccl::Kind kind, void* buf, const char* buf_name, uint64_t count,
-                               HcclDataType dataType, uint32_t peer, const char* peer_name, HcclComm comm,
-                               aclrtStream stream) {
+using oa::hccl::Fail;
+
+HcclResult EnqueueTransfers(const char* api, std::vector<HcclSendRecvItem> transfers, oa::hccl::Kind kind,
+                            HcclComm comm, aclrtStream stream) {
+  using namespace oa::hccl;
+  Collective operation{kind, nullptr, nullptr, 0, HCCL_DATA_TYPE_INT8, HCCL_REDUCE_SUM, 0, false, 0};
+  operation.transfers = std::move(transfers);
+  return Enqueue(api, comm, stream, operation);
+}
+
+// Upstream's checks of Send and Recv: count 0 first, then comm, the buffer, count, dataType,
+// and the peer (itself: HCCL_E_NOT_SUPPORT; beyond the rank size: HCCL_E_PARA). The stream,
+// which upstream checks further in, is checked after the buffer here, as in HcclBroadcast.
+HcclResult EnqueuePointToPoint(const char* api, HcclSendRecvType direction, void* buf, const char* buf_name,
+                               uint64_t count, HcclDataType dataType, uint32_t peer, const char* peer_name,
+                               HcclComm comm, aclrtStream stream) {
   using namespace oa::hccl;
   if (count == 0) return HCCL_SUCCESS;
   if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
@@ -116,23 +180,59 @@ HcclResult EnqueuePointToPoint(const char* api, oa::hccl::Kind kind, void* buf, 
   if (peer >= found->size) {
     return Fail(HCCL_E_PARA, "%s: %s %u must be below the rank size %u", api, peer_name, peer, found->size);
   }
-  unsigned char* bytes = static_cast<unsigned char*>(buf);
-  Collective operation{kind, kind == Kind::kSend ? bytes : nullptr, kind == Kind::kRecv ? bytes : nullptr, count,
-                       dataType, HCCL_REDUCE_SUM, 0, false, 0};
-  operation.peer = peer;
-  return Enqueue(api, comm, stream, operation);
+  return EnqueueTransfers(api, {HcclSendRecvItem{direction, buf, count, dataType, peer}},
+                          direction == HCCL_SEND ? Kind::kSend : Kind::kRecv, comm, stream);
 }
 
 }  // namespace
 
 HCCL_API HcclResult HcclSend(void* sendBuf, uint64_t count, HcclDataType dataType, uint32_t destRank, HcclComm comm,
                              aclrtStream stream) {
-  return EnqueuePointToPoint("HcclSend", oa::hccl::Kind::kSend, sendBuf, "sendBuf", count, dataType, destRank,
-                             "destRank", comm, stream);
+  return EnqueuePointToPoint("HcclSend", HCCL_SEND, sendBuf, "sendBuf", count, dataType, destRank, "destRank", comm,
+                             stream);
 }
 
 HCCL_API HcclResult HcclRecv(void* recvBuf, uint64_t count, HcclDataType dataType, uint32_t srcRank, HcclComm comm,
                              aclrtStream stream) {
-  return EnqueuePointToPoint("HcclRecv", oa::hccl::Kind::kRecv, recvBuf, "recvBuf", count, dataType, srcRank,
-                             "srcRank", comm, stream);
+  return EnqueuePointToPoint("HcclRecv", HCCL_RECV, recvBuf, "recvBuf", count, dataType, srcRank, "srcRank", comm,
+                             stream);
+}
+
+// Upstream's order: itemNum 0 first, then stream, comm, sendRecvInfo, each item's count and
+// dataType, the communicator, each item's remoteRank. Ours, after those: each item's
+// direction (upstream refuses another value when it runs the batch) and its buffer.
+HCCL_API HcclResult HcclBatchSendRecv(HcclSendRecvItem* sendRecvInfo, uint32_t itemNum, HcclComm comm,
+                                      aclrtStream stream) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclBatchSendRecv";
+  if (itemNum == 0) return HCCL_SUCCESS;
+  if (HcclResult status = CheckStream(api, stream)) return status;
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "sendRecvInfo", sendRecvInfo)) return status;
+  char parameter[64];
+  for (uint32_t i = 0; i < itemNum; ++i) {
+    std::snprintf(parameter, sizeof parameter, "sendRecvInfo[%u].count", i);
+    if (HcclResult status = CheckCount(api, parameter, sendRecvInfo[i].count)) return status;
+    if (HcclResult status = CheckMovableType(api, sendRecvInfo[i].dataType)) return status;
+  }
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  for (uint32_t i = 0; i < itemNum; ++i) {
+    if (sendRecvInfo[i].remoteRank >= found->size) {
+      return Fail(HCCL_E_PARA, "%s: sendRecvInfo[%u].remoteRank %u must be below the rank size %u", api, i,
+                  sendRecvInfo[i].remoteRank, found->size);
+    }
+  }
+  for (uint32_t i = 0; i < itemNum; ++i) {
+    const int direction = oa::EnumBits(sendRecvInfo[i].sendRecvType);
+    if (direction != HCCL_SEND && direction != HCCL_RECV) {
+      return Fail(HCCL_E_PARA, "%s: sendRecvInfo[%u].sendRecvType %d is neither HCCL_SEND nor HCCL_RECV", api, i,
+                  direction);
+    }
+    if (sendRecvInfo[i].count != 0 && sendRecvInfo[i].buf == nullptr) {
+      return Fail(HCCL_E_PTR, "%s: sendRecvInfo[%u].buf must not be null", api, i);
+    }
+  }
+  return EnqueueTransfers(api, std::vector<HcclSendRecvItem>(sendRecvInfo, sendRecvInfo + itemNum),
+                          Kind::kBatchSendRecv, comm, stream);
 }

@@ -3,6 +3,7 @@
 // Links the shared libraries only (libhccl and libopenaclnn), as a client does.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -63,6 +64,14 @@ TEST(HcclTypes, ValuesAndSizesMatchUpstream) {
   EXPECT_EQ(HCCL_DATA_TYPE_HIF8, 14);
   EXPECT_EQ(HCCL_DATA_TYPE_FP8E8M0, 17);
   EXPECT_EQ(HCCL_DATA_TYPE_RESERVED, 255);
+  EXPECT_EQ(HCCL_SEND, 0);
+  EXPECT_EQ(HCCL_RECV, 1);
+  EXPECT_EQ(HCCL_SEND_RECV_RESERVED, 2);
+  EXPECT_EQ(sizeof(HcclSendRecvItem), 32u);
+  EXPECT_EQ(offsetof(HcclSendRecvItem, buf), 8u);
+  EXPECT_EQ(offsetof(HcclSendRecvItem, count), 16u);
+  EXPECT_EQ(offsetof(HcclSendRecvItem, dataType), 24u);
+  EXPECT_EQ(offsetof(HcclSendRecvItem, remoteRank), 28u);
 }
 
 TEST(HcclErrorString, NamesEveryCode) {
@@ -509,6 +518,61 @@ TEST_F(HcclApiTest, ReduceScatterVCheckOrder) {
             HCCL_E_PARA);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   for (float value : out) EXPECT_EQ(value, 0.0f);  // nothing ran
+}
+
+TEST_F(HcclApiTest, BatchSendRecvCheckOrder) {
+  int32_t data[3] = {1, 2, 3};
+  int32_t out[3] = {};
+  HcclSendRecvItem items[2] = {{HCCL_SEND, data, 3, HCCL_DATA_TYPE_INT32, 0}, {HCCL_RECV, out, 3, HCCL_DATA_TYPE_INT32, 0}};
+  EXPECT_EQ(HcclBatchSendRecv(nullptr, 0, nullptr, nullptr), HCCL_SUCCESS);
+  EXPECT_EQ(HcclBatchSendRecv(nullptr, 2, nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclBatchSendRecv: stream"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBatchSendRecv(nullptr, 2, nullptr, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclBatchSendRecv: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBatchSendRecv(nullptr, 2, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclBatchSendRecv: sendRecvInfo"), std::string::npos) << LastMessage();
+  // Each item's count and type before the communicator and the ranks.
+  HcclSendRecvItem bad = items[1];
+  bad.count = 0x800000000ull;
+  bad.remoteRank = 7;
+  HcclSendRecvItem with_bad[2] = {items[0], bad};
+  EXPECT_EQ(HcclBatchSendRecv(with_bad, 2, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("sendRecvInfo[1].count"), std::string::npos) << LastMessage();
+  with_bad[1].count = 3;
+  with_bad[1].dataType = HCCL_DATA_TYPE_INT128;
+  EXPECT_EQ(HcclBatchSendRecv(with_bad, 2, DestroyedComm(), stream_), HCCL_E_NOT_SUPPORT);
+  with_bad[1].dataType = HCCL_DATA_TYPE_INT32;
+  EXPECT_EQ(HcclBatchSendRecv(with_bad, 2, DestroyedComm(), stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("not a live communicator"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBatchSendRecv(with_bad, 2, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("sendRecvInfo[1].remoteRank 7 must be below the rank size 1"), std::string::npos)
+      << LastMessage();
+  with_bad[1].remoteRank = 0;
+  with_bad[1].sendRecvType = HCCL_SEND_RECV_RESERVED;
+  EXPECT_EQ(HcclBatchSendRecv(with_bad, 2, comm_, stream_), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("neither HCCL_SEND nor HCCL_RECV"), std::string::npos) << LastMessage();
+  with_bad[1].sendRecvType = HCCL_RECV;
+  with_bad[1].buf = nullptr;
+  EXPECT_EQ(HcclBatchSendRecv(with_bad, 2, comm_, stream_), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("sendRecvInfo[1].buf"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclBatchSendRecv(items, 2, comm_, reinterpret_cast<aclrtStream>(8)), HCCL_E_RUNTIME);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  for (int32_t value : out) EXPECT_EQ(value, 0);  // nothing ran
+  // One rank: transfers to itself pair up in order; one without a counterpart fails.
+  ASSERT_EQ(HcclBatchSendRecv(items, 2, comm_, stream_), HCCL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(out[2], 3);
+  ASSERT_EQ(HcclBatchSendRecv(items, 1, comm_, stream_), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_FAILURE);
+  EXPECT_NE(LastMessage().find("has no counterpart"), std::string::npos) << LastMessage();
+  // A disagreeing pair to itself moves nothing.
+  int32_t short_out[2] = {-1, -1};
+  HcclSendRecvItem mismatched[2] = {{HCCL_SEND, data, 3, HCCL_DATA_TYPE_INT32, 0},
+                                    {HCCL_RECV, short_out, 2, HCCL_DATA_TYPE_INT32, 0}};
+  ASSERT_EQ(HcclBatchSendRecv(mismatched, 2, comm_, stream_), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_FAILURE);
+  EXPECT_NE(LastMessage().find("point-to-point pair disagrees"), std::string::npos) << LastMessage();
+  EXPECT_EQ(short_out[0], -1);
 }
 
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {

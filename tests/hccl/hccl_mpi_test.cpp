@@ -6,7 +6,8 @@
 //                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce,
 //                         ReduceScatter(V) and Reduce for every type and op, AllGather(V),
 //                         Broadcast and Scatter from every root, Barrier,
-//                         a Send/Recv ring, AlltoAll, AlltoAllV with uneven blocks, stream
+//                         a Send/Recv ring, BatchSendRecv, AlltoAll, AlltoAllV with uneven
+//                         blocks, stream
 //                         order with operator work before and after,
 //                         the default and deterministic floating sums
 //   no-mpi-calls DIR      the program never calls MPI: libhccl initializes (and aclFinalize
@@ -15,7 +16,7 @@
 //   mismatch              different count / dataType / collective on two ranks: every rank's
 //                         aclrtSynchronizeStream reports the failure, later collectives work;
 //                         Reduce to different roots, AlltoAllV counts that do not pair up; a Send and a Recv that
-//                         disagree fail on both sides, moving nothing
+//                         disagree (alone or in a batch) fail on both sides, moving nothing
 //   pending-destroy       HcclCommDestroy with a collective pending: HCCL_E_AGAIN
 //   deterministic-digest  prints a digest of deterministic sums (two runs must agree)
 //   refused-retry         a collective refused on rank 0 (destroyed stream) leaves the communicator
@@ -604,6 +605,35 @@ void CheckAllGatherV(HcclComm comm, aclrtStream stream, HcclDataType type, bool 
   }
 }
 
+// One HcclBatchSendRecv per rank: receive from the previous rank (listed first: a plain
+// Recv-then-Send on every rank would wait for ever), send to the next, a copy to itself and
+// an empty transfer; W = 1 has only the copy to itself.
+template <typename T>
+void CheckBatchSendRecv(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  const int next = (g_rank + 1) % g_size, previous = (g_rank + g_size - 1) % g_size;
+  std::vector<T> out(count), in(count, T{}), own(count, T{});
+  for (uint64_t i = 0; i < count; ++i) out[i] = PairValue<T>(g_rank, next, i);
+  std::vector<HcclSendRecvItem> items;
+  if (g_size > 1) {
+    items.push_back({HCCL_RECV, in.data(), count, type, static_cast<uint32_t>(previous)});
+    items.push_back({HCCL_SEND, out.data(), count, type, static_cast<uint32_t>(next)});
+    items.push_back({HCCL_SEND, nullptr, 0, type, static_cast<uint32_t>(next)});
+    items.push_back({HCCL_RECV, nullptr, 0, type, static_cast<uint32_t>(previous)});
+  }
+  items.push_back({HCCL_RECV, own.data(), count, type, static_cast<uint32_t>(g_rank)});
+  items.push_back({HCCL_SEND, out.data(), count, type, static_cast<uint32_t>(g_rank)});
+  REQUIRE_HCCL(HcclBatchSendRecv(items.data(), static_cast<uint32_t>(items.size()), comm, stream));
+  items.clear();  // copied when the call was made
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    if ((g_size > 1 && in[i] != PairValue<T>(previous, g_rank, i)) || own[i] != out[i]) {
+      Failure("BatchSendRecv type %d count %llu: element %llu wrong", type, static_cast<unsigned long long>(count),
+              static_cast<unsigned long long>(i));
+      return;
+    }
+  }
+}
+
 // Block j of every rank's sendBuf is PairValue(rank, j, i); block r of recvBuf must be
 // PairValue(r, g_rank, i).
 template <typename T>
@@ -781,6 +811,8 @@ void RunCollectives() {
   CheckAlltoAll<int8_t>(comm, device.stream, HCCL_DATA_TYPE_INT8, 5);
   CheckAlltoAllV(comm, device.stream);
   CheckAllGatherV<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, false);
+  CheckBatchSendRecv<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
+  CheckBatchSendRecv<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 7);
   CheckAllGatherV<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, true);
   CheckScatter<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001, false);  // chunked in the chunked run
   CheckScatter<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_FP16, 3, true);
@@ -954,6 +986,21 @@ void RunMismatch() {
     EXPECT(aclrtSynchronizeStream(device.stream) == ACL_SUCCESS, "agreeing pair after mismatches: %s",
            aclGetRecentErrMsg());
     EXPECT(sender || (landing[3] == 42 && landing[4] == -7), "agreeing pair: %d %d", landing[3], landing[4]);
+    // A batch with one disagreeing transfer (count 3 against 2) and one agreeing one: both
+    // ranks fail, the agreeing transfer still arrives, the disagreeing one moves nothing.
+    std::vector<int32_t> bad(3, -7), good(2, -7);
+    std::vector<HcclSendRecvItem> items = {
+        {sender ? HCCL_SEND : HCCL_RECV, sender ? payload.data() : bad.data(), sender ? 3u : 2u,
+         HCCL_DATA_TYPE_INT32, sender ? 1u : 0u},
+        {sender ? HCCL_SEND : HCCL_RECV, sender ? payload.data() : good.data(), 2, HCCL_DATA_TYPE_INT32,
+         sender ? 1u : 0u}};
+    REQUIRE_HCCL(HcclBatchSendRecv(items.data(), 2, comm, device.stream));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "batch with a disagreeing transfer: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "point-to-point pair disagrees") != nullptr, "message: %s",
+           aclGetRecentErrMsg());
+    EXPECT(sender || (bad[0] == -7 && good[0] == 42 && good[1] == 42), "batch: bad %d, good %d %d", bad[0], good[0],
+           good[1]);
   }
   // The communicator still works once the ranks agree again.
   std::vector<float> fresh(4, 1.0f);
