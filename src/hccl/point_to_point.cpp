@@ -79,10 +79,12 @@ std::string RunPointToPoint(Communicator& comm, const Collective& op) {
     t.item = &op.transfers[i];
     const bool sending = Sending(*t.item);
     const uint32_t peer = t.item->remoteRank;
-    uint64_t& position = sending ? comm.sends_to[peer] : comm.receives_from[peer];
     t.mine = {kHeaderMagic, static_cast<uint64_t>(sending ? Kind::kSend : Kind::kRecv), t.item->count,
-              static_cast<uint64_t>(oa::EnumBits(t.item->dataType)), position++};
+              static_cast<uint64_t>(oa::EnumBits(t.item->dataType)), 0};
+    // Transfers to itself pair within the batch (their position is set below), so they
+    // leave the per-peer positions alone.
     if (peer == comm.rank) continue;
+    t.mine.index = (sending ? comm.sends_to[peer] : comm.receives_from[peer])++;
     // The sender's header goes to the receiver, the receiver's comes back as the answer.
     requests.resize(requests.size() + 2);
     MPI_Isend(&t.mine, kHeaderWords, MPI_UINT64_T, static_cast<int>(peer),
@@ -95,7 +97,10 @@ std::string RunPointToPoint(Communicator& comm, const Collective& op) {
   // The k-th send to itself meets the k-th receive from itself.
   std::vector<Transfer*> own_sends, own_receives;
   for (Transfer& t : transfers) {
-    if (t.item->remoteRank == comm.rank) (Sending(*t.item) ? own_sends : own_receives).push_back(&t);
+    if (t.item->remoteRank != comm.rank) continue;
+    std::vector<Transfer*>& own = Sending(*t.item) ? own_sends : own_receives;
+    t.mine.index = own.size();
+    own.push_back(&t);
   }
   for (size_t k = 0; k < std::max(own_sends.size(), own_receives.size()); ++k) {
     if (k >= own_sends.size() || k >= own_receives.size()) {

@@ -573,6 +573,11 @@ TEST_F(HcclApiTest, BatchSendRecvCheckOrder) {
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_FAILURE);
   EXPECT_NE(LastMessage().find("point-to-point pair disagrees"), std::string::npos) << LastMessage();
   EXPECT_EQ(short_out[0], -1);
+  // Failed transfers to itself leave nothing behind: the next pair works.
+  out[2] = 0;
+  ASSERT_EQ(HcclBatchSendRecv(items, 2, comm_, stream_), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << LastMessage();
+  EXPECT_EQ(out[2], 3);
 }
 
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {
