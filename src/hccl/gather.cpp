@@ -107,8 +107,9 @@ std::string ExchangeBlocks(const Communicator& comm, const Collective& op) {
     for (uint32_t peer = 0; peer < comm.size; ++peer) {
       const auto part = [&](uint64_t count) { return count > offset ? std::min(chunk, count - offset) : 0; };
       const uint64_t sending = part(op.send_counts[peer]), receiving = part(op.recv_counts[peer]);
-      const unsigned char* from = op.send + (op.send_displs[peer] + offset) * element;
-      unsigned char* to = op.recv + (op.recv_displs[peer] + offset) * element;
+      // Addresses of the blocks that move only: a buffer may be null where its counts are 0.
+      const unsigned char* from = sending != 0 ? op.send + (op.send_displs[peer] + offset) * element : nullptr;
+      unsigned char* to = receiving != 0 ? op.recv + (op.recv_displs[peer] + offset) * element : nullptr;
       if (peer == comm.rank) {
         if (sending != 0) std::memmove(to, from, sending * element);  // the counts pair up (checked)
         continue;

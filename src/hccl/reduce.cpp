@@ -230,7 +230,7 @@ std::string RunReduceScatterV(const Communicator& comm, const Collective& op) {
     }
     if (!failure.empty()) return failure;
   }
-  if (in_place) std::memcpy(op.recv, assembled.data(), assembled.size());
+  if (!assembled.empty()) std::memcpy(op.recv, assembled.data(), assembled.size());
   return "";
 }
 
