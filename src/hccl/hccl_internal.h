@@ -1,6 +1,7 @@
 // libhccl's internals, shared by its translation units (the HCCL subset on Open MPI,
 // docs/hccl.md): messages, dtype tables, the MPI transport, communicators, the argument
-// checks every entry point shares, and the execution of queued collectives.
+// checks every entry point shares, and the execution of queued collectives and
+// point-to-point operations.
 #pragma once
 
 #include <mpi.h>
@@ -164,9 +165,9 @@ HcclResult CheckReduction(const char* api, HcclDataType type, HcclReduceOp op);
 HcclResult CheckRoot(const char* api, uint32_t root, uint32_t size);
 
 // ---------------------------------------------------------------------------------------
-// Execution (execution.cpp), the collectives (reduce.cpp, gather.cpp) and the
-// point-to-point operations (point_to_point.cpp), run on the stream's worker thread; each
-// returns "" or the failure's sentence.
+// Execution (execution.cpp), the collectives (reduce.cpp: the reducing ones; gather.cpp: the
+// moving ones; barrier.cpp) and the point-to-point operations (point_to_point.cpp), run on
+// the stream's worker thread; each returns "" or the failure's sentence.
 
 // Queues the collective on the stream behind every collective issued before it on the
 // communicator.
