@@ -22,8 +22,9 @@
 //   refused-retry         a collective refused on rank 0 (destroyed stream) leaves the communicator
 //                         usable: the next ones succeed on every rank
 //   two-streams           #0 on stream 1, #1 on stream 2, one rank's stream 1 busy: issue order holds
+//                         (AllReduce; then ReduceScatter and a Send/Recv pair against AlltoAll)
 //   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank (AllReduce,
-//                         ReduceScatter, Reduce)
+//                         ReduceScatter, Reduce, ReduceScatterV)
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
 #include <mpi.h>
 #include <sys/stat.h>
@@ -1130,6 +1131,25 @@ void RunTwoStreamsInIssueOrder() {
     EXPECT(a[0] == static_cast<float>(g_size) && b[0] == 2.0f * g_size, "slow rank %d: a = %g, b = %g", slow_rank,
            a[0], b[0]);
   }
+  // The same with the other kinds of operation: a ReduceScatter and a Send/Recv pair (ranks
+  // 0 and 1) on stream 1, an AlltoAll on stream 2.
+  for (int slow_rank = 0; slow_rank < g_size; ++slow_rank) {
+    if (g_rank == slow_rank) REQUIRE_ACL(aclrtMemsetAsync(busy, busy_bytes, 1, busy_bytes, device.stream));
+    std::vector<int32_t> blocks(2 * g_size, 1), scattered(2, 0), pair(3, g_rank == 0 ? 7 : 0);
+    std::vector<int32_t> to_all(g_size, g_rank), from_all(g_size, -1);
+    REQUIRE_HCCL(HcclReduceScatter(blocks.data(), scattered.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm,
+                                   device.stream));
+    if (g_size > 1 && g_rank == 0) REQUIRE_HCCL(HcclSend(pair.data(), 3, HCCL_DATA_TYPE_INT32, 1, comm, device.stream));
+    if (g_size > 1 && g_rank == 1) REQUIRE_HCCL(HcclRecv(pair.data(), 3, HCCL_DATA_TYPE_INT32, 0, comm, device.stream));
+    REQUIRE_HCCL(HcclAlltoAll(to_all.data(), 1, HCCL_DATA_TYPE_INT32, from_all.data(), 1, HCCL_DATA_TYPE_INT32, comm,
+                              second));
+    const aclError first_status = aclrtSynchronizeStream(device.stream);
+    EXPECT(first_status == ACL_SUCCESS, "slow rank %d: stream 1: %s", slow_rank, aclGetRecentErrMsg());
+    const aclError second_status = aclrtSynchronizeStream(second);
+    EXPECT(second_status == ACL_SUCCESS, "slow rank %d: stream 2: %s", slow_rank, aclGetRecentErrMsg());
+    EXPECT(scattered[1] == g_size && (g_size == 1 || g_rank > 1 || pair[2] == 7) && from_all[g_size - 1] == g_size - 1,
+           "slow rank %d: scattered %d, pair %d, from_all %d", slow_rank, scattered[1], pair[2], from_all[g_size - 1]);
+  }
   REQUIRE_ACL(aclrtFree(busy));
   REQUIRE_ACL(aclrtDestroyStream(second));
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
@@ -1140,21 +1160,27 @@ void RunTwoStreamsInIssueOrder() {
 // Element k is NaN on rank k and 1 (MAX) / -1 (MIN) elsewhere, so every element of the
 // result must be NaN on every rank.
 // ReduceScatter: every one of the W blocks is laid out so, and each rank's block must come
-// back all NaN. Reduce: the root's result (root W-1).
-enum class Reduction { kAllReduce, kReduceScatter, kReduce };
+// back all NaN (ReduceScatterV: the same blocks through its counts and displacements).
+// Reduce: the root's result (root W-1).
+enum class Reduction { kAllReduce, kReduceScatter, kReduce, kReduceScatterV };
 
 template <class Type>
 void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, const char* what,
                         Reduction reduction) {
   using Storage = typename Type::Storage;
-  const bool reduce_scatter = reduction == Reduction::kReduceScatter;
+  const bool reduce_scatter = reduction == Reduction::kReduceScatter || reduction == Reduction::kReduceScatterV;
   const size_t blocks = reduce_scatter ? static_cast<size_t>(g_size) : 1;
   std::vector<Storage> data(static_cast<size_t>(g_size) * blocks), out(static_cast<size_t>(g_size));
   for (size_t j = 0; j < data.size(); ++j) {
     data[j] = Type::From(static_cast<int>(j % g_size) == g_rank ? NAN : (op == HCCL_REDUCE_MAX ? 1.0 : -1.0));
   }
   const int root = g_size - 1;
-  if (reduce_scatter) {
+  if (reduction == Reduction::kReduceScatterV) {
+    std::vector<uint64_t> counts(g_size, out.size()), displs(g_size);
+    for (int j = 0; j < g_size; ++j) displs[j] = static_cast<uint64_t>(j) * out.size();
+    REQUIRE_HCCL(HcclReduceScatterV(data.data(), counts.data(), displs.data(), out.data(), out.size(), type, op, comm,
+                                    stream));
+  } else if (reduce_scatter) {
     REQUIRE_HCCL(HcclReduceScatter(data.data(), out.data(), out.size(), type, op, comm, stream));
   } else if (reduction == Reduction::kReduce) {
     REQUIRE_HCCL(HcclReduce(data.data(), out.data(), out.size(), type, op, static_cast<uint32_t>(root), comm, stream));
@@ -1163,7 +1189,7 @@ void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, Hc
   }
   REQUIRE_ACL(aclrtSynchronizeStream(stream));
   if (reduction == Reduction::kReduce && g_rank != root) return;
-  static const char* const names[] = {"AllReduce", "ReduceScatter", "Reduce"};
+  static const char* const names[] = {"AllReduce", "ReduceScatter", "Reduce", "ReduceScatterV"};
   for (int k = 0; k < g_size; ++k) {
     EXPECT(std::isnan(Type::To(out[k])), "%s %s %s: element %d (NaN on rank %d) came back %g",
            names[static_cast<int>(reduction)], what, op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k, Type::To(out[k]));
@@ -1176,7 +1202,8 @@ void RunNanMaxMin() {
   HcclComm comm = CannStyleInit();
   if (comm == nullptr) return;
   for (HcclReduceOp op : {HCCL_REDUCE_MAX, HCCL_REDUCE_MIN}) {
-    for (Reduction reduction : {Reduction::kAllReduce, Reduction::kReduceScatter, Reduction::kReduce}) {
+    for (Reduction reduction :
+         {Reduction::kAllReduce, Reduction::kReduceScatter, Reduction::kReduce, Reduction::kReduceScatterV}) {
       CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32", reduction);
       CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64", reduction);
       CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16", reduction);
