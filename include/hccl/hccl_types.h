@@ -80,6 +80,22 @@ typedef struct HcclRootInfoDef {
   char internal[HCCL_ROOT_INFO_BYTES];
 } HcclRootInfo;
 
+/* The direction of one HcclBatchSendRecv transfer. */
+typedef enum {
+  HCCL_SEND = 0,
+  HCCL_RECV = 1,
+  HCCL_SEND_RECV_RESERVED
+} HcclSendRecvType;
+
+/* One HcclBatchSendRecv transfer: count elements of dataType to or from remoteRank. */
+typedef struct HcclSendRecvItemDef {
+  HcclSendRecvType sendRecvType;
+  void *buf;
+  uint64_t count;
+  HcclDataType dataType;
+  uint32_t remoteRank;
+} HcclSendRecvItem;
+
 #ifdef __cplusplus
 }
 #endif

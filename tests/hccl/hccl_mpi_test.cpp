@@ -3,20 +3,28 @@
 // the verdict, so mpirun's exit status is the test's.
 //
 //   collectives           CANN-style bootstrap (MPI_Init, rank 0 HcclGetRootInfo, MPI_Bcast of
-//                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce for every
-//                         type and op, AllGather, Broadcast, stream order with operator work
-//                         before and after, the default and deterministic floating sums
+//                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce,
+//                         ReduceScatter(V) and Reduce for every type and op, AllGather(V),
+//                         Broadcast and Scatter from every root, Barrier,
+//                         a Send/Recv ring, BatchSendRecv, AlltoAll, AlltoAllV with uneven
+//                         blocks, stream
+//                         order with operator work before and after,
+//                         the default and deterministic floating sums
 //   no-mpi-calls DIR      the program never calls MPI: libhccl initializes (and aclFinalize
 //                         finalizes) it; the root info travels through a file in DIR
 //   bootstrap CASE        disagreeing HcclCommInitRootInfo calls: every rank gets HCCL_E_PARA
 //   mismatch              different count / dataType / collective on two ranks: every rank's
-//                         aclrtSynchronizeStream reports the failure, later collectives work
+//                         aclrtSynchronizeStream reports the failure, later collectives work;
+//                         Reduce to different roots, AlltoAllV counts that do not pair up; a Send and a Recv that
+//                         disagree (alone or in a batch) fail on both sides, moving nothing
 //   pending-destroy       HcclCommDestroy with a collective pending: HCCL_E_AGAIN
 //   deterministic-digest  prints a digest of deterministic sums (two runs must agree)
 //   refused-retry         a collective refused on rank 0 (destroyed stream) leaves the communicator
 //                         usable: the next ones succeed on every rank
 //   two-streams           #0 on stream 1, #1 on stream 2, one rank's stream 1 busy: issue order holds
-//   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank
+//                         (AllReduce; then ReduceScatter and a Send/Recv pair against AlltoAll)
+//   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank (AllReduce,
+//                         ReduceScatter, Reduce, ReduceScatterV)
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
 #include <mpi.h>
 #include <sys/stat.h>
@@ -125,6 +133,13 @@ double Reduce(HcclReduceOp op, double a, double b) {
   }
 }
 
+// The reduction over all ranks of their exact input number i.
+double ExpectedReduction(HcclReduceOp op, bool is_unsigned, bool is_integer, uint64_t i) {
+  double expected = ExactInput(op, is_unsigned, is_integer, 0, i);
+  for (int r = 1; r < g_size; ++r) expected = Reduce(op, expected, ExactInput(op, is_unsigned, is_integer, r, i));
+  return expected;
+}
+
 template <typename Type>
 void CheckAllReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
                     bool is_unsigned, uint64_t count, bool in_place) {
@@ -135,13 +150,120 @@ void CheckAllReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclRe
   REQUIRE_HCCL(HcclAllReduce(send.data(), target, count, type, op, comm, stream));
   REQUIRE_ACL(aclrtSynchronizeStream(stream));
   for (uint64_t i = 0; i < count; ++i) {
-    double expected = ExactInput(op, is_unsigned, is_integer, 0, i);
-    for (int r = 1; r < g_size; ++r) expected = Reduce(op, expected, ExactInput(op, is_unsigned, is_integer, r, i));
+    const double expected = ExpectedReduction(op, is_unsigned, is_integer, i);
     const Storage want = Type::From(expected);
     if (std::memcmp(&target[i], &want, sizeof want) != 0) {
       Failure("AllReduce type %d op %d count %llu%s: element %llu is %g, expected %g", type, op,
               static_cast<unsigned long long>(count), in_place ? " in place" : "", static_cast<unsigned long long>(i),
               Type::To(target[i]), expected);
+      return;
+    }
+  }
+}
+
+// Every rank's sendBuf holds W blocks of count elements, element j of it exact input j;
+// this rank receives the reduction of block g_rank, i.e. of inputs g_rank * count + i.
+template <typename Type>
+void CheckReduceScatter(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
+                        bool is_unsigned, uint64_t count, bool in_place) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> send(count * g_size), recv(count);
+  for (uint64_t j = 0; j < send.size(); ++j) send[j] = Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, j));
+  Storage* target = in_place ? send.data() : recv.data();
+  REQUIRE_HCCL(HcclReduceScatter(send.data(), target, count, type, op, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    const double expected = ExpectedReduction(op, is_unsigned, is_integer, g_rank * count + i);
+    const Storage want = Type::From(expected);
+    if (std::memcmp(&target[i], &want, sizeof want) != 0) {
+      Failure("ReduceScatter type %d op %d recvCount %llu%s: element %llu is %g, expected %g", type, op,
+              static_cast<unsigned long long>(count), in_place ? " in place" : "", static_cast<unsigned long long>(i),
+              Type::To(target[i]), expected);
+      return;
+    }
+  }
+  if (!in_place) {
+    // The input is left alone.
+    EXPECT(send[count * g_size - 1] == Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, count * g_size - 1)),
+           "ReduceScatter type %d op %d wrote into sendBuf", type, op);
+  }
+}
+
+// Only the root's recvBuf receives the reduction; the others' keep their fill.
+template <typename Type>
+void CheckReduce(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
+                 bool is_unsigned, uint64_t count, bool in_place, int root) {
+  using Storage = typename Type::Storage;
+  const Storage fill = Type::From(3.0);
+  std::vector<Storage> send(count), recv(count, fill);
+  for (uint64_t i = 0; i < count; ++i) send[i] = Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, i));
+  Storage* target = in_place ? send.data() : recv.data();
+  REQUIRE_HCCL(HcclReduce(send.data(), target, count, type, op, static_cast<uint32_t>(root), comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    const double expected = g_rank == root ? ExpectedReduction(op, is_unsigned, is_integer, i)
+                                           : in_place ? ExactInput(op, is_unsigned, is_integer, g_rank, i) : 3.0;
+    const Storage want = Type::From(expected);
+    if (std::memcmp(&target[i], &want, sizeof want) != 0) {
+      Failure("Reduce to root %d type %d op %d count %llu%s: element %llu is %g, expected %g", root, type, op,
+              static_cast<unsigned long long>(count), in_place ? " in place" : "", static_cast<unsigned long long>(i),
+              Type::To(target[i]), expected);
+      return;
+    }
+  }
+}
+
+// Uneven V blocks: rank j's block has VCount(j) elements (an empty one, one the chunked run
+// splits). Block j lies in the buffers in reverse rank order with a gap of `gap` elements
+// after each; VOffsets gives each block's displacement and the total.
+uint64_t VCount(int rank) {
+  static const uint64_t counts[] = {2, 0, 1100, 5};
+  return counts[rank % 4];
+}
+
+std::vector<uint64_t> VOffsets(uint64_t gap, uint64_t* total) {
+  std::vector<uint64_t> displs(g_size);
+  *total = 0;
+  for (int r = g_size - 1; r >= 0; --r) {
+    displs[r] = *total;
+    *total += VCount(r) + gap;
+  }
+  return displs;
+}
+
+// Element i of block j has the global number VFirst(j) + i (blocks in rank order).
+uint64_t VFirst(int rank) {
+  uint64_t first = 0;
+  for (int r = 0; r < rank; ++r) first += VCount(r);
+  return first;
+}
+
+// Rank j receives the reduction of every rank's block j; in place, the result lands at the
+// start of the buffer.
+template <typename Type>
+void CheckReduceScatterV(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, bool is_integer,
+                         bool is_unsigned, bool in_place) {
+  using Storage = typename Type::Storage;
+  uint64_t total = 0;
+  const std::vector<uint64_t> displs = VOffsets(1, &total);
+  std::vector<uint64_t> counts(g_size);
+  for (int j = 0; j < g_size; ++j) counts[j] = VCount(j);
+  std::vector<Storage> send(std::max(total, VCount(g_rank))), recv(VCount(g_rank));
+  for (int j = 0; j < g_size; ++j) {
+    for (uint64_t i = 0; i < counts[j]; ++i) {
+      send[displs[j] + i] = Type::From(ExactInput(op, is_unsigned, is_integer, g_rank, VFirst(j) + i));
+    }
+  }
+  Storage* target = in_place ? send.data() : recv.data();
+  REQUIRE_HCCL(HcclReduceScatterV(send.data(), counts.data(), displs.data(), target, VCount(g_rank), type, op, comm,
+                                  stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < VCount(g_rank); ++i) {
+    const double expected = ExpectedReduction(op, is_unsigned, is_integer, VFirst(g_rank) + i);
+    const Storage want = Type::From(expected);
+    if (std::memcmp(&target[i], &want, sizeof want) != 0) {
+      Failure("ReduceScatterV type %d op %d%s: element %llu is %g, expected %g", type, op, in_place ? " in place" : "",
+              static_cast<unsigned long long>(i), Type::To(target[i]), expected);
       return;
     }
   }
@@ -155,6 +277,15 @@ void CheckAllReduceOps(HcclComm comm, aclrtStream stream, HcclDataType type, boo
     for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1000}}) {
       CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
       CheckAllReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true);
+    }
+    CheckReduceScatterV<Type>(comm, stream, type, op, is_integer, is_unsigned, op == HCCL_REDUCE_MAX);
+    // 1001: the chunked run (1000-element chunks) splits it.
+    for (uint64_t count : {uint64_t{1}, uint64_t{7}, uint64_t{1001}}) {
+      CheckReduceScatter<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false);
+      CheckReduceScatter<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true);
+      const int root = static_cast<int>((count + static_cast<uint64_t>(op)) % static_cast<uint64_t>(g_size));
+      CheckReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, false, root);
+      CheckReduce<Type>(comm, stream, type, op, is_integer, is_unsigned, count, true, g_size - 1 - root);
     }
   }
 }
@@ -195,6 +326,37 @@ std::vector<typename Type::Storage> RandomSum(HcclComm comm, aclrtStream stream,
   return data;
 }
 
+// Element j of every rank's sendBuf is RandomInput(rank, j); this rank's result is the sum
+// of inputs g_rank * count + i.
+template <typename Type>
+std::vector<typename Type::Storage> RandomReduceScatter(HcclComm comm, aclrtStream stream, HcclDataType type,
+                                                        uint64_t count) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> data(count * g_size);
+  for (uint64_t j = 0; j < data.size(); ++j) data[j] = Type::From(RandomInput(g_rank, j));
+  if (HcclReduceScatter(data.data(), data.data(), count, type, HCCL_REDUCE_SUM, comm, stream) != HCCL_SUCCESS ||
+      aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+    Failure("random ReduceScatter of type %d failed: %s", type, aclGetRecentErrMsg());
+  }
+  data.resize(count);
+  return data;
+}
+
+// The reduction of RandomInput(rank, i) at the root; other ranks return their input.
+template <typename Type>
+std::vector<typename Type::Storage> RandomReduce(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count,
+                                                 int root) {
+  using Storage = typename Type::Storage;
+  std::vector<Storage> data(count);
+  for (uint64_t i = 0; i < count; ++i) data[i] = Type::From(RandomInput(g_rank, i));
+  if (HcclReduce(data.data(), data.data(), count, type, HCCL_REDUCE_SUM, static_cast<uint32_t>(root), comm, stream) !=
+          HCCL_SUCCESS ||
+      aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+    Failure("random Reduce of type %d failed: %s", type, aclGetRecentErrMsg());
+  }
+  return data;
+}
+
 template <typename Type>
 void CheckSameBitsEverywhere(const std::vector<typename Type::Storage>& result, const char* what) {
   const int bytes = static_cast<int>(result.size() * sizeof(result[0]));
@@ -206,12 +368,13 @@ void CheckSameBitsEverywhere(const std::vector<typename Type::Storage>& result, 
   }
 }
 
+// result[i] must be the rank-ordered sum of inputs first + i.
 template <typename Type>
-void CheckOrderedSum(const std::vector<typename Type::Storage>& result, const char* what) {
+void CheckOrderedSum(const std::vector<typename Type::Storage>& result, const char* what, uint64_t first = 0) {
   for (uint64_t i = 0; i < result.size(); ++i) {
     // The inputs as the ranks stored them, summed in rank order in fp32.
-    float sum = static_cast<float>(Type::To(Type::From(RandomInput(0, i))));
-    for (int r = 1; r < g_size; ++r) sum += static_cast<float>(Type::To(Type::From(RandomInput(r, i))));
+    float sum = static_cast<float>(Type::To(Type::From(RandomInput(0, first + i))));
+    for (int r = 1; r < g_size; ++r) sum += static_cast<float>(Type::To(Type::From(RandomInput(r, first + i))));
     const typename Type::Storage want = Type::From(sum);
     if (std::memcmp(&result[i], &want, sizeof want) != 0) {
       Failure("%s: element %llu is %.9g, the rank-ordered sum is %.9g", what, static_cast<unsigned long long>(i),
@@ -241,12 +404,51 @@ void CheckFloatingSums(HcclComm comm, aclrtStream stream) {
   CheckOrderedSum<Plain<float>>(RandomSum<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count), "deterministic fp32");
   CheckOrderedSum<Fp16>(RandomSum<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count), "deterministic fp16");
   CheckOrderedSum<Bf16>(RandomSum<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count), "deterministic bf16");
+  const uint64_t mine = g_rank * count;  // this rank's block of the reduce-scatter inputs
+  CheckOrderedSum<Plain<float>>(RandomReduceScatter<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count),
+                                "deterministic fp32 ReduceScatter", mine);
+  CheckOrderedSum<Fp16>(RandomReduceScatter<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count),
+                        "deterministic fp16 ReduceScatter", mine);
+  CheckOrderedSum<Bf16>(RandomReduceScatter<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count),
+                        "deterministic bf16 ReduceScatter", mine);
+  {
+    uint64_t total = 0;
+    const std::vector<uint64_t> displs = VOffsets(0, &total);
+    std::vector<uint64_t> counts(g_size);
+    for (int j = 0; j < g_size; ++j) counts[j] = VCount(j);
+    std::vector<float> blocks(total), result(VCount(g_rank));
+    std::vector<uint16_t> blocks_bf16(total), result_bf16(VCount(g_rank));
+    for (int j = 0; j < g_size; ++j) {
+      for (uint64_t i = 0; i < counts[j]; ++i) {
+        blocks[displs[j] + i] = RandomInput(g_rank, VFirst(j) + i);
+        blocks_bf16[displs[j] + i] = Bf16::From(RandomInput(g_rank, VFirst(j) + i));
+      }
+    }
+    if (HcclReduceScatterV(blocks.data(), counts.data(), displs.data(), result.data(), VCount(g_rank),
+                           HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) != HCCL_SUCCESS ||
+        HcclReduceScatterV(blocks_bf16.data(), counts.data(), displs.data(), result_bf16.data(), VCount(g_rank),
+                           HCCL_DATA_TYPE_BFP16, HCCL_REDUCE_SUM, comm, stream) != HCCL_SUCCESS ||
+        aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+      Failure("deterministic ReduceScatterV: %s", aclGetRecentErrMsg());
+    }
+    CheckOrderedSum<Plain<float>>(result, "deterministic fp32 ReduceScatterV", VFirst(g_rank));
+    CheckOrderedSum<Bf16>(result_bf16, "deterministic bf16 ReduceScatterV", VFirst(g_rank));
+  }
+  const int root = g_size - 1;
+  const std::vector<float> reduced = RandomReduce<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count, root);
+  const std::vector<uint16_t> reduced_fp16 = RandomReduce<Fp16>(comm, stream, HCCL_DATA_TYPE_FP16, count, root);
+  if (g_rank == root) {
+    CheckOrderedSum<Plain<float>>(reduced, "deterministic fp32 Reduce");
+    CheckOrderedSum<Fp16>(reduced_fp16, "deterministic fp16 Reduce");
+  }
   unsetenv("HCCL_DETERMINISTIC");
   // ...and through the context option.
   REQUIRE_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1));
   CheckOrderedSum<Bf16>(RandomSum<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count), "ACL_OPT_DETERMINISTIC bf16");
   CheckOrderedSum<Plain<float>>(RandomSum<Plain<float>>(comm, stream, HCCL_DATA_TYPE_FP32, count),
                                 "ACL_OPT_DETERMINISTIC fp32");
+  CheckOrderedSum<Bf16>(RandomReduceScatter<Bf16>(comm, stream, HCCL_DATA_TYPE_BFP16, count),
+                        "ACL_OPT_DETERMINISTIC bf16 ReduceScatter", mine);
   REQUIRE_ACL(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 0));
 }
 
@@ -290,6 +492,209 @@ void CheckBroadcast(HcclComm comm, aclrtStream stream) {
       }
     }
     EXPECT(small[0] == 2.5f && small[2] == 2.5f, "fp32 Broadcast from root %d", root);
+  }
+}
+
+// The last rank reaches its Barrier late: the others' Barrier must not complete before it.
+void CheckBarrier(HcclComm comm, aclrtStream stream) {
+  const auto late = std::chrono::milliseconds(200);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = std::chrono::steady_clock::now();
+  if (g_rank == g_size - 1) std::this_thread::sleep_for(late);
+  REQUIRE_HCCL(HcclBarrier(comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT(waited >= late - std::chrono::milliseconds(20), "HcclBarrier returned after %lld ms, before the last rank came",
+         static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()));
+}
+
+// Element i of what rank `from` sends to rank `to`: distinct for every pair.
+template <typename T>
+T PairValue(int from, int to, uint64_t i) {
+  return static_cast<T>(from * 4 + to + static_cast<int>(i % 7) * 32);  // below 256 for W <= 4
+}
+
+// A ring: each rank sends to the next and receives from the previous, even ranks sending
+// first, so no rank waits on a peer that waits on it. Queued without synchronising in
+// between; then rank 0 and rank 1 exchange once more while the others do not, and a
+// collective follows: point-to-point operations must not shift the collectives' positions.
+template <typename T>
+void CheckSendRecvRing(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  if (g_size < 2) return;
+  const int next = (g_rank + 1) % g_size, previous = (g_rank + g_size - 1) % g_size;
+  std::vector<T> out(count), in(count, T{});
+  for (uint64_t i = 0; i < count; ++i) out[i] = PairValue<T>(g_rank, next, i);
+  if (g_rank % 2 == 0) {
+    REQUIRE_HCCL(HcclSend(out.data(), count, type, static_cast<uint32_t>(next), comm, stream));
+    REQUIRE_HCCL(HcclRecv(in.data(), count, type, static_cast<uint32_t>(previous), comm, stream));
+  } else {
+    REQUIRE_HCCL(HcclRecv(in.data(), count, type, static_cast<uint32_t>(previous), comm, stream));
+    REQUIRE_HCCL(HcclSend(out.data(), count, type, static_cast<uint32_t>(next), comm, stream));
+  }
+  std::vector<T> extra(3, T{});
+  if (g_rank == 0) {
+    std::vector<T> from_zero = {T(1), T(2), T(3)};
+    REQUIRE_HCCL(HcclSend(from_zero.data(), 3, type, 1, comm, stream));
+    REQUIRE_ACL(aclrtSynchronizeStream(stream));  // from_zero lives in this block
+  } else if (g_rank == 1) {
+    REQUIRE_HCCL(HcclRecv(extra.data(), 3, type, 0, comm, stream));
+  }
+  std::vector<int32_t> ones(2, 1);
+  REQUIRE_HCCL(HcclAllReduce(ones.data(), ones.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    if (in[i] != PairValue<T>(previous, g_rank, i)) {
+      Failure("Send/Recv ring type %d count %llu: element %llu from rank %d is wrong", type,
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(i), previous);
+      break;
+    }
+  }
+  EXPECT(g_rank != 1 || (extra[0] == T(1) && extra[2] == T(3)), "the extra Recv from rank 0");
+  EXPECT(ones[1] == g_size, "AllReduce after point-to-point operations: %d", ones[1]);
+}
+
+// From every root: block r of the root's sendBuf (PairValue(root, r, i)) lands in rank r's
+// recvBuf; other ranks pass a null sendBuf. In place: the root's recvBuf is its own block.
+template <typename T>
+void CheckScatter(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count, bool in_place) {
+  for (int root = 0; root < g_size; ++root) {
+    std::vector<T> send(g_rank == root ? count * g_size : 0), recv(count, T{});
+    for (size_t j = 0; j < send.size(); ++j) send[j] = PairValue<T>(root, static_cast<int>(j / count), j % count);
+    const bool own_block = in_place && g_rank == root;
+    T* target = own_block ? send.data() + root * count : recv.data();
+    REQUIRE_HCCL(HcclScatter(g_rank == root ? send.data() : nullptr, target, count, type, static_cast<uint32_t>(root),
+                             comm, stream));
+    REQUIRE_ACL(aclrtSynchronizeStream(stream));
+    for (uint64_t i = 0; i < count; ++i) {
+      if (target[i] != PairValue<T>(root, g_rank, i)) {
+        Failure("Scatter from root %d type %d count %llu%s: element %llu wrong", root, type,
+                static_cast<unsigned long long>(count), own_block ? " in place" : "", static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+  }
+}
+
+// Rank r contributes VCount(r) elements PairValue(r, 0, i); every rank's recvBuf gets them
+// at its displacements (reverse rank order, gaps of 2 that keep their sentinel). In place:
+// sendBuf is the rank's own block inside recvBuf.
+template <typename T>
+void CheckAllGatherV(HcclComm comm, aclrtStream stream, HcclDataType type, bool in_place) {
+  const T sentinel = T(99);
+  uint64_t total = 0;
+  const std::vector<uint64_t> displs = VOffsets(2, &total);
+  std::vector<uint64_t> counts(g_size);
+  for (int r = 0; r < g_size; ++r) counts[r] = VCount(r);
+  std::vector<T> send(VCount(g_rank)), recv(total, sentinel);
+  for (uint64_t i = 0; i < send.size(); ++i) send[i] = PairValue<T>(g_rank, 0, i);
+  T* source = send.data();
+  if (in_place) {
+    std::copy(send.begin(), send.end(), recv.begin() + static_cast<ptrdiff_t>(displs[g_rank]));
+    source = recv.data() + displs[g_rank];
+  }
+  REQUIRE_HCCL(HcclAllGatherV(source, VCount(g_rank), recv.data(), counts.data(), displs.data(), type, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int r = 0; r < g_size; ++r) {
+    for (uint64_t i = 0; i < counts[r]; ++i) {
+      if (recv[displs[r] + i] != PairValue<T>(r, 0, i)) {
+        Failure("AllGatherV type %d%s: block %d element %llu wrong", type, in_place ? " in place" : "", r,
+                static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+    EXPECT(recv[displs[r] + counts[r]] == sentinel, "AllGatherV: the gap after block %d was written", r);
+  }
+}
+
+// One HcclBatchSendRecv per rank: receive from the previous rank (listed first: a plain
+// Recv-then-Send on every rank would wait for ever), send to the next, a copy to itself and
+// an empty transfer; W = 1 has only the copy to itself.
+template <typename T>
+void CheckBatchSendRecv(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  const int next = (g_rank + 1) % g_size, previous = (g_rank + g_size - 1) % g_size;
+  std::vector<T> out(count), in(count, T{}), own(count, T{});
+  for (uint64_t i = 0; i < count; ++i) out[i] = PairValue<T>(g_rank, next, i);
+  std::vector<HcclSendRecvItem> items;
+  if (g_size > 1) {
+    items.push_back({HCCL_RECV, in.data(), count, type, static_cast<uint32_t>(previous)});
+    items.push_back({HCCL_SEND, out.data(), count, type, static_cast<uint32_t>(next)});
+    items.push_back({HCCL_SEND, nullptr, 0, type, static_cast<uint32_t>(next)});
+    items.push_back({HCCL_RECV, nullptr, 0, type, static_cast<uint32_t>(previous)});
+  }
+  items.push_back({HCCL_RECV, own.data(), count, type, static_cast<uint32_t>(g_rank)});
+  items.push_back({HCCL_SEND, out.data(), count, type, static_cast<uint32_t>(g_rank)});
+  REQUIRE_HCCL(HcclBatchSendRecv(items.data(), static_cast<uint32_t>(items.size()), comm, stream));
+  items.clear();  // copied when the call was made
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; i < count; ++i) {
+    if ((g_size > 1 && in[i] != PairValue<T>(previous, g_rank, i)) || own[i] != out[i]) {
+      Failure("BatchSendRecv type %d count %llu: element %llu wrong", type, static_cast<unsigned long long>(count),
+              static_cast<unsigned long long>(i));
+      return;
+    }
+  }
+}
+
+// Block j of every rank's sendBuf is PairValue(rank, j, i); block r of recvBuf must be
+// PairValue(r, g_rank, i).
+template <typename T>
+void CheckAlltoAll(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  std::vector<T> send(count * g_size), recv(count * g_size, T{});
+  for (int j = 0; j < g_size; ++j) {
+    for (uint64_t i = 0; i < count; ++i) send[j * count + i] = PairValue<T>(g_rank, j, i);
+  }
+  REQUIRE_HCCL(HcclAlltoAll(send.data(), count, type, recv.data(), count, type, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int r = 0; r < g_size; ++r) {
+    for (uint64_t i = 0; i < count; ++i) {
+      if (recv[r * count + i] != PairValue<T>(r, g_rank, i)) {
+        Failure("AlltoAll type %d count %llu: block %d element %llu wrong", type, static_cast<unsigned long long>(count),
+                r, static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+  }
+}
+
+// Uneven blocks: rank `from` sends rank `to` AlltoAllVCount(from, to) elements (0 to 1200:
+// empty blocks, and blocks the chunked run splits). sendBuf's blocks are in rank order with
+// a gap of 2 elements after each; recvBuf's are in reverse rank order, with a gap of 1; the
+// gaps must keep their sentinel.
+uint64_t AlltoAllVCount(int from, int to) { return static_cast<uint64_t>((from * 3 + to * 5) % 4) * 400; }
+
+void CheckAlltoAllV(HcclComm comm, aclrtStream stream) {
+  using T = int32_t;
+  const T sentinel = -99;
+  std::vector<uint64_t> send_counts(g_size), send_displs(g_size), recv_counts(g_size), recv_displs(g_size);
+  uint64_t send_total = 0, recv_total = 0;
+  for (int j = 0; j < g_size; ++j) {
+    send_counts[j] = AlltoAllVCount(g_rank, j);
+    send_displs[j] = send_total;
+    send_total += send_counts[j] + 2;
+  }
+  for (int r = g_size - 1; r >= 0; --r) {
+    recv_counts[r] = AlltoAllVCount(r, g_rank);
+    recv_displs[r] = recv_total;
+    recv_total += recv_counts[r] + 1;
+  }
+  std::vector<T> send(send_total, sentinel), recv(recv_total, sentinel);
+  for (int j = 0; j < g_size; ++j) {
+    for (uint64_t i = 0; i < send_counts[j]; ++i) send[send_displs[j] + i] = PairValue<T>(g_rank, j, i) + T(i);
+  }
+  REQUIRE_HCCL(HcclAlltoAllV(send.data(), send_counts.data(), send_displs.data(), HCCL_DATA_TYPE_INT32, recv.data(),
+                             recv_counts.data(), recv_displs.data(), HCCL_DATA_TYPE_INT32, comm, stream));
+  // The arrays are read when the call is made: changing them now must not matter.
+  std::fill(recv_counts.begin(), recv_counts.end(), 0);
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (int r = 0; r < g_size; ++r) {
+    const uint64_t count = AlltoAllVCount(r, g_rank);
+    for (uint64_t i = 0; i < count; ++i) {
+      if (recv[recv_displs[r] + i] != PairValue<T>(r, g_rank, i) + T(i)) {
+        Failure("AlltoAllV: block from rank %d element %llu wrong", r, static_cast<unsigned long long>(i));
+        return;
+      }
+    }
+    EXPECT(recv[recv_displs[r] + count] == sentinel, "AlltoAllV: the gap after the block from rank %d was written", r);
   }
 }
 
@@ -396,6 +801,23 @@ void RunCollectives() {
     CheckAllGather<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, count, false);
   }
   CheckBroadcast(comm, device.stream);
+  CheckBarrier(comm, device.stream);
+  // 2049: the chunked run splits it.
+  CheckSendRecvRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);
+  CheckSendRecvRing<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, 5);
+  CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
+  CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1);
+  CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
+  CheckAlltoAll<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 3);
+  CheckAlltoAll<int8_t>(comm, device.stream, HCCL_DATA_TYPE_INT8, 5);
+  CheckAlltoAllV(comm, device.stream);
+  CheckAllGatherV<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, false);
+  CheckBatchSendRecv<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
+  CheckBatchSendRecv<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 7);
+  CheckAllGatherV<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, true);
+  CheckScatter<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001, false);  // chunked in the chunked run
+  CheckScatter<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_FP16, 3, true);
+  CheckScatter<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_FP8E4M3, 2, false);
   CheckStreamOrderWithOperators(comm, device.stream);
   CheckTwoStreams(comm, device.stream);
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
@@ -506,6 +928,81 @@ void RunMismatch() {
   }
   status = aclrtSynchronizeStream(device.stream);
   EXPECT(g_size == 1 || status == ACL_ERROR_RT_FAILURE, "collective mismatch: %d", status);
+  // ReduceScatter on the last rank, AllReduce elsewhere (same count and type).
+  std::vector<float> blocks(4 * g_size, 1.0f);
+  if (odd) {
+    REQUIRE_HCCL(HcclReduceScatter(blocks.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm,
+                                   device.stream));
+  } else {
+    REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
+  }
+  status = aclrtSynchronizeStream(device.stream);
+  if (g_size > 1) {
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "ReduceScatter / AllReduce mismatch: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "HcclReduceScatter") != nullptr, "message: %s", aclGetRecentErrMsg());
+  }
+  // Reduce to different roots.
+  if (g_size > 1) {
+    REQUIRE_HCCL(HcclReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, odd ? 1 : 0, comm,
+                            device.stream));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "Reduce to different roots: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "root=1") != nullptr, "message: %s", aclGetRecentErrMsg());
+  }
+  // AlltoAllV whose counts do not pair up: the last rank expects one element more from
+  // rank 0 than rank 0 sends it.
+  {
+    std::vector<uint64_t> counts(g_size, 1), displs(g_size), recv_counts(g_size, 1);
+    for (int r = 0; r < g_size; ++r) displs[r] = static_cast<uint64_t>(r) * 2;
+    if (odd) recv_counts[0] = 2;
+    std::vector<float> out(2 * g_size, -5.0f), in(2 * g_size, 3.0f);
+    REQUIRE_HCCL(HcclAlltoAllV(in.data(), counts.data(), displs.data(), HCCL_DATA_TYPE_FP32, out.data(),
+                               recv_counts.data(), displs.data(), HCCL_DATA_TYPE_FP32, comm, device.stream));
+    status = aclrtSynchronizeStream(device.stream);
+    if (g_size > 1) {
+      EXPECT(status == ACL_ERROR_RT_FAILURE, "AlltoAllV counts that do not pair up: %d", status);
+      EXPECT(std::strstr(aclGetRecentErrMsg(), "do not pair up") != nullptr, "message: %s", aclGetRecentErrMsg());
+      EXPECT(out[0] == -5.0f, "AlltoAllV counts that do not pair up must move no data");
+    }
+  }
+  // A Send and a Recv that disagree on the count, then on the dataType: both sides fail and
+  // the receiver's buffer is untouched; an agreeing pair then works.
+  if (g_size > 1 && g_rank < 2) {
+    std::vector<int32_t> payload(5, 42), landing(5, -7);
+    const bool sender = g_rank == 0;
+    const auto pair = [&](uint64_t count, HcclDataType receive_type) {
+      return sender ? HcclSend(payload.data(), count, HCCL_DATA_TYPE_INT32, 1, comm, device.stream)
+                    : HcclRecv(landing.data(), 4, receive_type, 0, comm, device.stream);
+    };
+    REQUIRE_HCCL(pair(5, HCCL_DATA_TYPE_INT32));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "Send count 5 / Recv count 4: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "point-to-point pair disagrees") != nullptr, "message: %s",
+           aclGetRecentErrMsg());
+    REQUIRE_HCCL(pair(4, HCCL_DATA_TYPE_FP32));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "Send INT32 / Recv FP32: %d", status);
+    EXPECT(landing[0] == -7 && landing[4] == -7, "a disagreeing pair must not touch the receiver's buffer");
+    REQUIRE_HCCL(pair(4, HCCL_DATA_TYPE_INT32));
+    EXPECT(aclrtSynchronizeStream(device.stream) == ACL_SUCCESS, "agreeing pair after mismatches: %s",
+           aclGetRecentErrMsg());
+    EXPECT(sender || (landing[3] == 42 && landing[4] == -7), "agreeing pair: %d %d", landing[3], landing[4]);
+    // A batch with one disagreeing transfer (count 3 against 2) and one agreeing one: both
+    // ranks fail, the agreeing transfer still arrives, the disagreeing one moves nothing.
+    std::vector<int32_t> bad(3, -7), good(2, -7);
+    std::vector<HcclSendRecvItem> items = {
+        {sender ? HCCL_SEND : HCCL_RECV, sender ? payload.data() : bad.data(), sender ? 3u : 2u,
+         HCCL_DATA_TYPE_INT32, sender ? 1u : 0u},
+        {sender ? HCCL_SEND : HCCL_RECV, sender ? payload.data() : good.data(), 2, HCCL_DATA_TYPE_INT32,
+         sender ? 1u : 0u}};
+    REQUIRE_HCCL(HcclBatchSendRecv(items.data(), 2, comm, device.stream));
+    status = aclrtSynchronizeStream(device.stream);
+    EXPECT(status == ACL_ERROR_RT_FAILURE, "batch with a disagreeing transfer: %d", status);
+    EXPECT(std::strstr(aclGetRecentErrMsg(), "point-to-point pair disagrees") != nullptr, "message: %s",
+           aclGetRecentErrMsg());
+    EXPECT(sender || (bad[0] == -7 && good[0] == 42 && good[1] == 42), "batch: bad %d, good %d %d", bad[0], good[0],
+           good[1]);
+  }
   // The communicator still works once the ranks agree again.
   std::vector<float> fresh(4, 1.0f);
   REQUIRE_HCCL(HcclAllReduce(fresh.data(), fresh.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, device.stream));
@@ -634,6 +1131,25 @@ void RunTwoStreamsInIssueOrder() {
     EXPECT(a[0] == static_cast<float>(g_size) && b[0] == 2.0f * g_size, "slow rank %d: a = %g, b = %g", slow_rank,
            a[0], b[0]);
   }
+  // The same with the other kinds of operation: a ReduceScatter and a Send/Recv pair (ranks
+  // 0 and 1) on stream 1, an AlltoAll on stream 2.
+  for (int slow_rank = 0; slow_rank < g_size; ++slow_rank) {
+    if (g_rank == slow_rank) REQUIRE_ACL(aclrtMemsetAsync(busy, busy_bytes, 1, busy_bytes, device.stream));
+    std::vector<int32_t> blocks(2 * g_size, 1), scattered(2, 0), pair(3, g_rank == 0 ? 7 : 0);
+    std::vector<int32_t> to_all(g_size, g_rank), from_all(g_size, -1);
+    REQUIRE_HCCL(HcclReduceScatter(blocks.data(), scattered.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm,
+                                   device.stream));
+    if (g_size > 1 && g_rank == 0) REQUIRE_HCCL(HcclSend(pair.data(), 3, HCCL_DATA_TYPE_INT32, 1, comm, device.stream));
+    if (g_size > 1 && g_rank == 1) REQUIRE_HCCL(HcclRecv(pair.data(), 3, HCCL_DATA_TYPE_INT32, 0, comm, device.stream));
+    REQUIRE_HCCL(HcclAlltoAll(to_all.data(), 1, HCCL_DATA_TYPE_INT32, from_all.data(), 1, HCCL_DATA_TYPE_INT32, comm,
+                              second));
+    const aclError first_status = aclrtSynchronizeStream(device.stream);
+    EXPECT(first_status == ACL_SUCCESS, "slow rank %d: stream 1: %s", slow_rank, aclGetRecentErrMsg());
+    const aclError second_status = aclrtSynchronizeStream(second);
+    EXPECT(second_status == ACL_SUCCESS, "slow rank %d: stream 2: %s", slow_rank, aclGetRecentErrMsg());
+    EXPECT(scattered[1] == g_size && (g_size == 1 || g_rank > 1 || pair[2] == 7) && from_all[g_size - 1] == g_size - 1,
+           "slow rank %d: scattered %d, pair %d, from_all %d", slow_rank, scattered[1], pair[2], from_all[g_size - 1]);
+  }
   REQUIRE_ACL(aclrtFree(busy));
   REQUIRE_ACL(aclrtDestroyStream(second));
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
@@ -643,16 +1159,40 @@ void RunTwoStreamsInIssueOrder() {
 // Review item 8: MAX and MIN of every float type propagate a NaN whatever rank holds it.
 // Element k is NaN on rank k and 1 (MAX) / -1 (MIN) elsewhere, so every element of the
 // result must be NaN on every rank.
+// ReduceScatter: every one of the W blocks is laid out so, and each rank's block must come
+// back all NaN (ReduceScatterV: the same blocks through its counts and displacements).
+// Reduce: the root's result (root W-1).
+enum class Reduction { kAllReduce, kReduceScatter, kReduce, kReduceScatterV };
+
 template <class Type>
-void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, const char* what) {
+void CheckNanPropagates(HcclComm comm, aclrtStream stream, HcclDataType type, HcclReduceOp op, const char* what,
+                        Reduction reduction) {
   using Storage = typename Type::Storage;
-  std::vector<Storage> data(static_cast<size_t>(g_size)), out(static_cast<size_t>(g_size));
-  for (int k = 0; k < g_size; ++k) data[k] = Type::From(k == g_rank ? NAN : (op == HCCL_REDUCE_MAX ? 1.0 : -1.0));
-  REQUIRE_HCCL(HcclAllReduce(data.data(), out.data(), data.size(), type, op, comm, stream));
+  const bool reduce_scatter = reduction == Reduction::kReduceScatter || reduction == Reduction::kReduceScatterV;
+  const size_t blocks = reduce_scatter ? static_cast<size_t>(g_size) : 1;
+  std::vector<Storage> data(static_cast<size_t>(g_size) * blocks), out(static_cast<size_t>(g_size));
+  for (size_t j = 0; j < data.size(); ++j) {
+    data[j] = Type::From(static_cast<int>(j % g_size) == g_rank ? NAN : (op == HCCL_REDUCE_MAX ? 1.0 : -1.0));
+  }
+  const int root = g_size - 1;
+  if (reduction == Reduction::kReduceScatterV) {
+    std::vector<uint64_t> counts(g_size, out.size()), displs(g_size);
+    for (int j = 0; j < g_size; ++j) displs[j] = static_cast<uint64_t>(j) * out.size();
+    REQUIRE_HCCL(HcclReduceScatterV(data.data(), counts.data(), displs.data(), out.data(), out.size(), type, op, comm,
+                                    stream));
+  } else if (reduce_scatter) {
+    REQUIRE_HCCL(HcclReduceScatter(data.data(), out.data(), out.size(), type, op, comm, stream));
+  } else if (reduction == Reduction::kReduce) {
+    REQUIRE_HCCL(HcclReduce(data.data(), out.data(), out.size(), type, op, static_cast<uint32_t>(root), comm, stream));
+  } else {
+    REQUIRE_HCCL(HcclAllReduce(data.data(), out.data(), out.size(), type, op, comm, stream));
+  }
   REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  if (reduction == Reduction::kReduce && g_rank != root) return;
+  static const char* const names[] = {"AllReduce", "ReduceScatter", "Reduce", "ReduceScatterV"};
   for (int k = 0; k < g_size; ++k) {
-    EXPECT(std::isnan(Type::To(out[k])), "%s %s: element %d (NaN on rank %d) came back %g", what,
-           op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k, Type::To(out[k]));
+    EXPECT(std::isnan(Type::To(out[k])), "%s %s %s: element %d (NaN on rank %d) came back %g",
+           names[static_cast<int>(reduction)], what, op == HCCL_REDUCE_MAX ? "MAX" : "MIN", k, k, Type::To(out[k]));
   }
 }
 
@@ -662,10 +1202,13 @@ void RunNanMaxMin() {
   HcclComm comm = CannStyleInit();
   if (comm == nullptr) return;
   for (HcclReduceOp op : {HCCL_REDUCE_MAX, HCCL_REDUCE_MIN}) {
-    CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32");
-    CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64");
-    CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16");
-    CheckNanPropagates<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, op, "bf16");
+    for (Reduction reduction :
+         {Reduction::kAllReduce, Reduction::kReduceScatter, Reduction::kReduce, Reduction::kReduceScatterV}) {
+      CheckNanPropagates<Plain<float>>(comm, device.stream, HCCL_DATA_TYPE_FP32, op, "fp32", reduction);
+      CheckNanPropagates<Plain<double>>(comm, device.stream, HCCL_DATA_TYPE_FP64, op, "fp64", reduction);
+      CheckNanPropagates<Fp16>(comm, device.stream, HCCL_DATA_TYPE_FP16, op, "fp16", reduction);
+      CheckNanPropagates<Bf16>(comm, device.stream, HCCL_DATA_TYPE_BFP16, op, "bf16", reduction);
+    }
   }
   EXPECT(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
   device.Close();

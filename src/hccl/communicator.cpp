@@ -1,0 +1,239 @@
+// Communicators: the handle table, the root info, and the communicator management entry
+// points (HcclGetRootInfo, HcclCommInitRootInfo, HcclGetRankSize/Id, HcclCommDestroy).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "hccl_internal.h"
+#include "runtime/handle_table.h"
+
+namespace oa {
+namespace hccl {
+namespace {
+
+std::mutex g_communicators_mutex;
+HandleTable<Communicator>& Communicators() {
+  static auto* communicators = new HandleTable<Communicator>;
+  return *communicators;
+}
+
+// Root info: the 4108 opaque bytes.
+
+constexpr char kRootInfoMagic[16] = "openaclnn-hccl1";
+
+struct RootInfoContents {
+  char magic[16];
+  uint64_t id[2];   // random; each HcclGetRootInfo call yields a new one
+  char job[256];    // the MPI job of the root process (informational)
+};
+static_assert(sizeof(RootInfoContents) <= sizeof(HcclRootInfo), "root info contents fit the 4108 bytes");
+
+std::string JobName() {
+  if (const char* name = std::getenv("PMIX_NAMESPACE")) return std::string("mpi job ") + name;
+  if (const char* name = std::getenv("OMPI_MCA_ess_base_jobid")) return std::string("mpi job ") + name;
+  char host[128] = "?";
+  gethostname(host, sizeof host - 1);
+  return "process " + std::to_string(getpid()) + " on " + host;
+}
+
+}  // namespace
+
+std::shared_ptr<Communicator> FindCommunicator(HcclComm handle) {
+  std::lock_guard<std::mutex> lock(g_communicators_mutex);
+  return Communicators().Find(handle);
+}
+
+std::shared_ptr<Communicator> FindAndCountPending(HcclComm handle) {
+  std::lock_guard<std::mutex> lock(g_communicators_mutex);
+  std::shared_ptr<Communicator> found = Communicators().Find(handle);
+  if (found) found->pending.fetch_add(1);
+  return found;
+}
+
+HcclResult NotACommunicator(const char* api, HcclComm comm) {
+  return Fail(HCCL_E_PARA, "%s: comm %p is not a live communicator (destroyed, or never made by HcclCommInitRootInfo)",
+              api, comm);
+}
+
+}  // namespace hccl
+}  // namespace oa
+
+using oa::hccl::Fail;
+
+HCCL_API HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
+  using namespace oa::hccl;
+  if (rootInfo == nullptr) return Fail(HCCL_E_PTR, "HcclGetRootInfo: rootInfo must not be null");
+  RootInfoContents contents{};
+  std::memcpy(contents.magic, kRootInfoMagic, sizeof contents.magic);
+  // random_device for unpredictability; the per-process counter and pid make two calls
+  // distinct even if the device repeats itself.
+  static std::atomic<uint64_t> calls{0};
+  std::random_device device;
+  contents.id[0] = (static_cast<uint64_t>(device()) << 32) ^ device() ^ (static_cast<uint64_t>(getpid()) << 20);
+  contents.id[1] = ((static_cast<uint64_t>(device()) << 32) ^ device()) + calls.fetch_add(1) * 0x9E3779B97F4A7C15ull;
+  const std::string job = JobName();
+  std::snprintf(contents.job, sizeof contents.job, "%s", job.c_str());
+  std::memset(rootInfo, 0, sizeof *rootInfo);
+  std::memcpy(rootInfo->internal, &contents, sizeof contents);
+  return HCCL_SUCCESS;
+}
+
+HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank,
+                                         HcclComm* comm) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclCommInitRootInfo";
+  if (rootInfo == nullptr) return Fail(HCCL_E_PTR, "%s: rootInfo must not be null", api);
+  if (comm == nullptr) return Fail(HCCL_E_PTR, "%s: comm must not be null", api);
+  bool use_mpi = false;
+  if (HcclResult status = EnsureTransport(api, &use_mpi)) return status;
+
+  RootInfoContents contents;
+  std::memcpy(&contents, rootInfo->internal, sizeof contents);
+  // Argument problems are found here but reported only after the exchange, so that every
+  // rank fails together instead of some waiting for ever for the one that returned early.
+  enum Problem : uint64_t { kNone = 0, kZeroRanks, kRankOutOfRange, kNotARootInfo };
+  Problem problem = kNone;
+  if (nRanks == 0) {
+    problem = kZeroRanks;
+  } else if (rank >= nRanks) {
+    problem = kRankOutOfRange;
+  } else if (std::memcmp(contents.magic, kRootInfoMagic, sizeof contents.magic) != 0) {
+    problem = kNotARootInfo;
+  }
+
+  int world_size = 1, world_rank = 0;
+  constexpr int kFields = 5;
+  const uint64_t mine[kFields] = {problem, nRanks, rank, contents.id[0], contents.id[1]};
+  std::vector<uint64_t> all(mine, mine + kFields);
+  if (use_mpi) {
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    all.resize(static_cast<size_t>(world_size) * kFields);
+    const int status = MPI_Allgather(mine, kFields, MPI_UINT64_T, all.data(), kFields, MPI_UINT64_T, MPI_COMM_WORLD);
+    if (status != MPI_SUCCESS) {
+      return Fail(HCCL_E_INTERNAL, "%s: exchanging (rank, nRanks, root id) over MPI_COMM_WORLD failed: %s", api,
+                  MpiErrorText(status).c_str());
+    }
+  }
+  // Every rank evaluates the same gathered table in the same order, so all report the same
+  // mismatch.
+  const auto field = [&](int process, int index) { return all[static_cast<size_t>(process) * kFields + index]; };
+  char message[512];
+  for (int p = 0; p < world_size; ++p) {
+    const uint64_t their_problem = field(p, 0);
+    if (their_problem == kNone) continue;
+    const char* what = their_problem == kZeroRanks       ? "nRanks is 0"
+                       : their_problem == kRankOutOfRange ? "rank is not below nRanks"
+                                                          : "rootInfo was not filled by HcclGetRootInfo";
+    std::snprintf(message, sizeof message, "%s: process %d of the MPI job passed nRanks=%llu, rank=%llu: %s", api, p,
+                  static_cast<unsigned long long>(field(p, 1)), static_cast<unsigned long long>(field(p, 2)), what);
+    return FailLoudly(HCCL_E_PARA, message);
+  }
+  for (int p = 1; p < world_size; ++p) {
+    if (field(p, 3) != field(0, 3) || field(p, 4) != field(0, 4)) {
+      std::snprintf(message, sizeof message,
+                    "%s: processes 0 and %d of the MPI job passed different root infos (every rank must use the one "
+                    "HcclGetRootInfo made on the root)", api, p);
+      return FailLoudly(HCCL_E_PARA, message);
+    }
+    if (field(p, 1) != field(0, 1)) {
+      std::snprintf(message, sizeof message, "%s: processes 0 and %d of the MPI job disagree on nRanks (%llu vs %llu)",
+                    api, p, static_cast<unsigned long long>(field(0, 1)), static_cast<unsigned long long>(field(p, 1)));
+      return FailLoudly(HCCL_E_PARA, message);
+    }
+  }
+  if (field(0, 1) != static_cast<uint64_t>(world_size)) {
+    std::snprintf(message, sizeof message,
+                  "%s: nRanks is %llu but the MPI job has %d process(es); every process of the job is one rank%s", api,
+                  static_cast<unsigned long long>(field(0, 1)), world_size,
+                  use_mpi ? "" : " (this process was not started by mpirun, so it is a singleton)");
+    return FailLoudly(HCCL_E_PARA, message);
+  }
+  for (int p = 0; p < world_size; ++p) {
+    for (int q = p + 1; q < world_size; ++q) {
+      if (field(p, 2) == field(q, 2)) {
+        std::snprintf(message, sizeof message, "%s: processes %d and %d of the MPI job both passed rank %llu", api, p, q,
+                      static_cast<unsigned long long>(field(p, 2)));
+        return FailLoudly(HCCL_E_PARA, message);
+      }
+    }
+  }
+
+  auto created = std::make_shared<Communicator>();
+  created->rank = rank;
+  created->size = nRanks;
+  created->use_mpi = use_mpi;
+  created->sends_to.assign(nRanks, 0);
+  created->receives_from.assign(nRanks, 0);
+  aclrtContext context = nullptr;
+  if (aclrtGetCurrentContext(&context) == ACL_SUCCESS) created->context = context;
+  if (use_mpi) {
+    // Ordered by the HCCL rank, which may differ from the world rank.
+    int status = MPI_Comm_split(MPI_COMM_WORLD, 0, static_cast<int>(rank), &created->mpi);
+    if (status != MPI_SUCCESS) {
+      return Fail(HCCL_E_INTERNAL, "%s: MPI_Comm_split failed: %s", api, MpiErrorText(status).c_str());
+    }
+    // Failures inside a collective become a stream failure instead of aborting the job.
+    MPI_Comm_set_errhandler(created->mpi, MPI_ERRORS_RETURN);
+  }
+  std::lock_guard<std::mutex> lock(g_communicators_mutex);
+  *comm = Communicators().Insert(std::move(created));
+  return HCCL_SUCCESS;
+}
+
+HCCL_API HcclResult HcclCommInitClusterInfo(const char* clusterInfo, uint32_t rank, HcclComm* comm) {
+  if (clusterInfo == nullptr) return Fail(HCCL_E_PTR, "HcclCommInitClusterInfo: clusterInfo must not be null");
+  if (comm == nullptr) return Fail(HCCL_E_PTR, "HcclCommInitClusterInfo: comm must not be null");
+  return Fail(HCCL_E_NOT_SUPPORT,
+              "HcclCommInitClusterInfo: rank tables are not supported (rank %u, file '%.200s'); use HcclGetRootInfo "
+              "and HcclCommInitRootInfo under mpirun", rank, clusterInfo);
+}
+
+HCCL_API HcclResult HcclGetRankSize(HcclComm comm, uint32_t* rankSize) {
+  using namespace oa::hccl;
+  if (comm == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankSize: comm must not be null");
+  if (rankSize == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankSize: rankSize must not be null");
+  std::shared_ptr<Communicator> found = FindCommunicator(comm);
+  if (!found) return NotACommunicator("HcclGetRankSize", comm);
+  *rankSize = found->size;
+  return HCCL_SUCCESS;
+}
+
+HCCL_API HcclResult HcclGetRankId(HcclComm comm, uint32_t* rank) {
+  using namespace oa::hccl;
+  if (comm == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankId: comm must not be null");
+  if (rank == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankId: rank must not be null");
+  std::shared_ptr<Communicator> found = FindCommunicator(comm);
+  if (!found) return NotACommunicator("HcclGetRankId", comm);
+  *rank = found->rank;
+  return HCCL_SUCCESS;
+}
+
+HCCL_API HcclResult HcclCommDestroy(HcclComm comm) {
+  using namespace oa::hccl;
+  if (comm == nullptr) return Fail(HCCL_E_PTR, "HcclCommDestroy: comm must not be null");
+  std::shared_ptr<Communicator> removed;
+  {
+    std::lock_guard<std::mutex> lock(g_communicators_mutex);
+    std::shared_ptr<Communicator> found = Communicators().Find(comm);
+    if (!found) return NotACommunicator("HcclCommDestroy", comm);
+    const uint64_t pending = found->pending.load();
+    if (pending != 0) {
+      return Fail(HCCL_E_AGAIN,
+                  "HcclCommDestroy: %llu collective(s) on comm %p are still pending; synchronize their streams first "
+                  "(the communicator stays valid)", static_cast<unsigned long long>(pending), comm);
+    }
+    removed = Communicators().Remove(comm);
+  }
+  if (removed->use_mpi) {
+    std::lock_guard<std::mutex> lock(g_mpi_mutex);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&removed->mpi);
+  }
+  return HCCL_SUCCESS;
+}

@@ -1,0 +1,101 @@
+// Transport: MPI when the process belongs to an MPI job, else a local singleton that
+// needs no MPI at all.
+#include <climits>
+#include <cstdlib>
+
+#include "core/environment.h"
+#include "hccl_internal.h"
+#include "runtime/runtime.h"
+
+namespace oa {
+namespace hccl {
+
+std::mutex g_mpi_mutex;
+
+namespace {
+
+bool g_mpi_initialized_here = false;  // guarded by g_mpi_mutex
+bool g_custom_ops_created = false;    // guarded by g_mpi_mutex
+bool g_finalize_hook_added = false;   // guarded by g_mpi_mutex
+
+// Open MPI's launcher (and PMIx-based launchers generally) exports these to every process.
+bool LaunchedByMpiLauncher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return true;
+  }
+  return false;
+}
+
+// aclFinalize's hook: MPI is finalized only if this library initialized it; a program that
+// initialized MPI itself finalizes it itself (CANN samples call MPI_Finalize last).
+void FinalizeMpiIfInitializedHere() {
+  std::lock_guard<std::mutex> lock(g_mpi_mutex);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (g_mpi_initialized_here && !finalized) MPI_Finalize();
+}
+
+}  // namespace
+
+// Decides the transport for a new communicator: *use_mpi is true when MPI is (or has just
+// been) initialized. A process that is neither in an MPI job nor has initialized MPI is a
+// singleton that needs no MPI at all: nRanks == 1 collectives are local copies. That keeps
+// single-process programs (and the sanitizer-built unit tests) free of Open MPI's
+// runtime; with `mpirun -np 1` MPI is used as for any W.
+HcclResult EnsureTransport(const char* api, bool* use_mpi) {
+  std::lock_guard<std::mutex> lock(g_mpi_mutex);
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    return Fail(HCCL_E_UNAVAIL, "%s: MPI is already finalized (by MPI_Finalize or aclFinalize); it cannot be restarted",
+                api);
+  }
+  if (!initialized) {
+    if (!LaunchedByMpiLauncher()) {
+      *use_mpi = false;
+      return HCCL_SUCCESS;
+    }
+    // Collectives run on stream worker threads while the program's threads may call MPI too.
+    int provided = 0;
+    const int status = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    if (status != MPI_SUCCESS) {
+      return Fail(HCCL_E_INTERNAL, "%s: MPI_Init_thread failed: %s", api, MpiErrorText(status).c_str());
+    }
+    g_mpi_initialized_here = true;
+    if (!g_finalize_hook_added) {
+      AddFinalizeHook(&FinalizeMpiIfInitializedHere);
+      g_finalize_hook_added = true;
+    }
+  }
+  if (!g_custom_ops_created) {
+    CreateCustomOps();
+    g_custom_ops_created = true;
+  }
+  *use_mpi = true;
+  return HCCL_SUCCESS;
+}
+
+// The chunk limit: MPI counts are int. OPENACLNN_HCCL_CHUNK_ELEMENTS lowers it so the tests
+// exercise the chunked paths with small buffers.
+uint64_t ChunkElements(size_t element_size) {
+  static const uint64_t override_elements = static_cast<uint64_t>(
+      oa::IntegerVariable("OPENACLNN_HCCL_CHUNK_ELEMENTS", 1, INT_MAX, 0, "MPI's count limit"));
+  const uint64_t limit = static_cast<uint64_t>(INT_MAX) / element_size;
+  return override_elements > 0 && override_elements < limit ? override_elements : limit;
+}
+
+SpacedBytes::SpacedBytes(int bytes, uint64_t stride) {
+  MPI_Type_contiguous(bytes, MPI_BYTE, &piece_);
+  MPI_Type_create_resized(piece_, 0, static_cast<MPI_Aint>(stride), &spaced_);
+  MPI_Type_commit(&spaced_);
+}
+
+SpacedBytes::~SpacedBytes() {
+  MPI_Type_free(&spaced_);
+  MPI_Type_free(&piece_);
+}
+
+}  // namespace hccl
+}  // namespace oa
