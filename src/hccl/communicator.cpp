@@ -1,5 +1,6 @@
 // Communicators: the handle table, the root info, and the communicator management entry
-// points (HcclGetRootInfo, HcclCommInitRootInfo, HcclGetRankSize/Id, HcclCommDestroy).
+// points (HcclGetRootInfo, HcclCommInitRootInfo, HcclGetRankSize/Id, HcclGetCommAsyncError,
+// HcclCommDestroy).
 #include <unistd.h>
 
 #include <cstdio>
@@ -52,6 +53,19 @@ std::shared_ptr<Communicator> FindAndCountPending(HcclComm handle) {
   std::shared_ptr<Communicator> found = Communicators().Find(handle);
   if (found) found->pending.fetch_add(1);
   return found;
+}
+
+void Communicator::SetAsyncError(HcclResult code, const std::string& sentence) const {
+  std::lock_guard<std::mutex> lock(async_error_mutex);
+  if (async_error != HCCL_SUCCESS) return;  // the first one stays
+  async_error = code;
+  async_error_sentence = sentence;
+}
+
+HcclResult Communicator::AsyncError(std::string* sentence) const {
+  std::lock_guard<std::mutex> lock(async_error_mutex);
+  if (sentence != nullptr) *sentence = async_error_sentence;
+  return async_error;
 }
 
 HcclResult NotACommunicator(const char* api, HcclComm comm) {
@@ -169,6 +183,7 @@ HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* ro
   created->use_mpi = use_mpi;
   created->sends_to.assign(nRanks, 0);
   created->receives_from.assign(nRanks, 0);
+  created->exec_timeout_s = ExecTimeoutFromEnvironment();
   aclrtContext context = nullptr;
   if (aclrtGetCurrentContext(&context) == ACL_SUCCESS) created->context = context;
   if (use_mpi) {
@@ -210,6 +225,18 @@ HCCL_API HcclResult HcclGetRankId(HcclComm comm, uint32_t* rank) {
   std::shared_ptr<Communicator> found = FindCommunicator(comm);
   if (!found) return NotACommunicator("HcclGetRankId", comm);
   *rank = found->rank;
+  return HCCL_SUCCESS;
+}
+
+// Upstream's order: comm, then asyncError (both HCCL_E_PTR); a stale handle: HCCL_E_PARA.
+HCCL_API HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult* asyncError) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclGetCommAsyncError";
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "asyncError", asyncError)) return status;
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  *asyncError = found->AsyncError();
   return HCCL_SUCCESS;
 }
 

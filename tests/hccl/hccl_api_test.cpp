@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -143,6 +144,43 @@ TEST_F(HcclApiTest, QueriesRefuseNullAndDestroyedCommunicators) {
   EXPECT_EQ(HcclGetRankId(destroyed, &value), HCCL_E_PARA);
   // A handle that never was a communicator.
   EXPECT_EQ(HcclGetRankId(reinterpret_cast<HcclComm>(&value), &value), HCCL_E_PARA);
+}
+
+TEST_F(HcclApiTest, GetCommAsyncErrorCheckOrder) {
+  HcclResult error = HCCL_E_INTERNAL;
+  EXPECT_EQ(HcclGetCommAsyncError(nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclGetCommAsyncError: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclGetCommAsyncError(comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("asyncError"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclGetCommAsyncError(DestroyedComm(), &error), HCCL_E_PARA);
+  EXPECT_EQ(error, HCCL_E_INTERNAL);
+  EXPECT_EQ(HcclGetCommAsyncError(comm_, &error), HCCL_SUCCESS);
+  EXPECT_EQ(error, HCCL_SUCCESS);
+}
+
+// Upstream's range is [0, 2147483647] seconds; anything else warns and keeps the default.
+TEST(HcclExecTimeout, BadValueWarnsAndUsesTheDefault) {
+  for (const char* bad : {"-1", "2147483648", "1.5", "soon"}) {
+    setenv("HCCL_EXEC_TIMEOUT", bad, 1);
+    HcclRootInfo root;
+    HcclComm comm = nullptr;
+    ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    testing::internal::CaptureStderr();
+    ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS);
+    const std::string warning = testing::internal::GetCapturedStderr();
+    EXPECT_NE(warning.find(std::string("HCCL_EXEC_TIMEOUT=") + bad), std::string::npos) << warning;
+    EXPECT_NE(warning.find("default 1836 s"), std::string::npos) << warning;
+    EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+  }
+  setenv("HCCL_EXEC_TIMEOUT", "0", 1);  // 0: never time out, accepted silently
+  HcclRootInfo root;
+  HcclComm comm = nullptr;
+  ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+  unsetenv("HCCL_EXEC_TIMEOUT");
 }
 
 TEST_F(HcclApiTest, DestroyRefusesNullAndDestroyed) {
@@ -578,6 +616,25 @@ TEST_F(HcclApiTest, BatchSendRecvCheckOrder) {
   ASSERT_EQ(HcclBatchSendRecv(items, 2, comm_, stream_), HCCL_SUCCESS);
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << LastMessage();
   EXPECT_EQ(out[2], 3);
+}
+
+TEST_F(HcclApiTest, GroupEndWithoutStartAndNesting) {
+  EXPECT_EQ(HcclGroupEnd(), HCCL_E_NOT_SUPPORT);
+  EXPECT_NE(LastMessage().find("HcclGroupEnd: no group is open"), std::string::npos) << LastMessage();
+  std::vector<float> data = {1.0f, 2.0f}, out(2, -1.0f);
+  ASSERT_EQ(HcclGroupStart(), HCCL_SUCCESS);
+  ASSERT_EQ(HcclGroupStart(), HCCL_SUCCESS);
+  // Checked at the call, inside the group too; a refused call records nothing.
+  EXPECT_EQ(HcclAllReduce(data.data(), out.data(), 2, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, nullptr),
+            HCCL_E_PTR);
+  ASSERT_EQ(HcclAllReduce(data.data(), out.data(), 2, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_),
+            HCCL_SUCCESS);
+  EXPECT_EQ(HcclGroupEnd(), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(out[1], -1.0f) << "issued before the outermost HcclGroupEnd";
+  EXPECT_EQ(HcclGroupEnd(), HCCL_SUCCESS);
+  EXPECT_EQ(out[1], 2.0f) << "HcclGroupEnd waits for the grouped collectives";
+  EXPECT_EQ(HcclGroupEnd(), HCCL_E_NOT_SUPPORT);
 }
 
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {

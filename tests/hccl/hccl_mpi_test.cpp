@@ -6,7 +6,7 @@
 //                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce,
 //                         ReduceScatter(V) and Reduce for every type and op, AllGather(V),
 //                         Broadcast and Scatter from every root, Barrier,
-//                         a Send/Recv ring, BatchSendRecv, AlltoAll, AlltoAllV with uneven
+//                         a Send/Recv ring (also inside a group), BatchSendRecv, AlltoAll, AlltoAllV with uneven
 //                         blocks, stream
 //                         order with operator work before and after,
 //                         the default and deterministic floating sums
@@ -26,6 +26,9 @@
 //   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank (AllReduce,
 //                         ReduceScatter, Reduce, ReduceScatterV)
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
+//   exec-timeout          HCCL_EXEC_TIMEOUT=1: a Recv whose Send never comes and a collective
+//                         the last rank skips fail on the waiting ranks within the timeout and
+//                         a margin; HcclGetCommAsyncError before and after; later calls fail
 #include <mpi.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -553,6 +556,36 @@ void CheckSendRecvRing(HcclComm comm, aclrtStream stream, HcclDataType type, uin
   EXPECT(ones[1] == g_size, "AllReduce after point-to-point operations: %d", ones[1]);
 }
 
+// The same ring inside a group, every rank sending first (outside a group each Send would
+// wait for a Recv queued behind its neighbour's Send), and an AllReduce in the group too;
+// the group is nested once (only the outer HcclGroupEnd issues it).
+template <typename T>
+void CheckGroupRing(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  const int next = (g_rank + 1) % g_size, previous = (g_rank + g_size - 1) % g_size;
+  std::vector<T> out(count), in(count, T{});
+  for (uint64_t i = 0; i < count; ++i) out[i] = PairValue<T>(g_rank, next, i);
+  std::vector<int32_t> ones(2, 1);
+  REQUIRE_HCCL(HcclGroupStart());
+  REQUIRE_HCCL(HcclAllReduce(ones.data(), ones.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream));
+  REQUIRE_HCCL(HcclGroupStart());
+  if (g_size > 1) {
+    REQUIRE_HCCL(HcclSend(out.data(), count, type, static_cast<uint32_t>(next), comm, stream));
+    REQUIRE_HCCL(HcclRecv(in.data(), count, type, static_cast<uint32_t>(previous), comm, stream));
+  }
+  REQUIRE_HCCL(HcclGroupEnd());
+  EXPECT(ones[1] == 1, "a grouped AllReduce ran before HcclGroupEnd");
+  REQUIRE_HCCL(HcclGroupEnd());
+  EXPECT(ones[1] == g_size, "grouped AllReduce (HcclGroupEnd waits for it): %d", ones[1]);
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; g_size > 1 && i < count; ++i) {
+    if (in[i] != PairValue<T>(previous, g_rank, i)) {
+      Failure("grouped ring type %d count %llu: element %llu from rank %d is wrong", type,
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(i), previous);
+      break;
+    }
+  }
+}
+
 // From every root: block r of the root's sendBuf (PairValue(root, r, i)) lands in rank r's
 // recvBuf; other ranks pass a null sendBuf. In place: the root's recvBuf is its own block.
 template <typename T>
@@ -806,6 +839,7 @@ void RunCollectives() {
   CheckSendRecvRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);
   CheckSendRecvRing<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, 5);
   CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
+  CheckGroupRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);  // chunked in the chunked run
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
   CheckAlltoAll<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 3);
@@ -1079,6 +1113,62 @@ void RunFault(const std::string& how) {
 }
 
 
+// HCCL_EXEC_TIMEOUT=1 (tests/hccl/CMakeLists.txt). Waiting ranks must fail within the
+// timeout plus a margin, name HCCL_EXEC_TIMEOUT, and leave the communicator broken.
+void ExpectTimedOut(HcclComm comm, aclrtStream stream, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  const aclError status = aclrtSynchronizeStream(stream);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT(status == ACL_ERROR_RT_FAILURE, "%s: aclrtSynchronizeStream returned %d", what, status);
+  EXPECT(std::strstr(aclGetRecentErrMsg(), "HCCL_EXEC_TIMEOUT=1 s") != nullptr, "%s: message: %s", what,
+         aclGetRecentErrMsg());
+  EXPECT(seconds > 0.9 && seconds < 4.0, "%s: failed after %.2f s, expected about 1 s", what, seconds);
+  HcclResult async_error = HCCL_SUCCESS;
+  EXPECT(HcclGetCommAsyncError(comm, &async_error) == HCCL_SUCCESS && async_error == HCCL_E_TIMEOUT,
+         "%s: HcclGetCommAsyncError gave %d", what, async_error);
+  // Broken: the next operation is refused at once with the stored error.
+  std::vector<float> data(4, 1.0f);
+  EXPECT(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) ==
+             HCCL_E_TIMEOUT, "%s: an AllReduce on the broken communicator was accepted", what);
+  EXPECT(std::strstr(aclGetRecentErrMsg(), "broken") != nullptr, "%s: message: %s", what, aclGetRecentErrMsg());
+}
+
+void RunExecTimeout() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm pairs = CannStyleInit();
+  HcclComm everyone = CannStyleInit();
+  if (pairs == nullptr || everyone == nullptr) return;
+  HcclResult async_error = HCCL_E_INTERNAL;
+  EXPECT(HcclGetCommAsyncError(everyone, &async_error) == HCCL_SUCCESS && async_error == HCCL_SUCCESS,
+         "HcclGetCommAsyncError before any error gave %d", async_error);
+  // A correct collective is not slowed down by the polling.
+  std::vector<float> data(4, 1.0f);
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, everyone,
+                             device.stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(device.stream));
+  EXPECT(data[0] == static_cast<float>(g_size), "AllReduce before the timeouts: %g", data[0]);
+  // Rank 1 receives from rank 0, which never sends.
+  if (g_rank == 1) {
+    std::vector<int32_t> landing(3, -7);
+    REQUIRE_HCCL(HcclRecv(landing.data(), 3, HCCL_DATA_TYPE_INT32, 0, pairs, device.stream));
+    ExpectTimedOut(pairs, device.stream, "Recv without a Send");
+    EXPECT(landing[0] == -7, "a timed-out Recv wrote its buffer");
+  }
+  // The last rank skips the collective the others issue.
+  if (g_rank != g_size - 1) {
+    REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, everyone,
+                               device.stream));
+    ExpectTimedOut(everyone, device.stream, "AllReduce the last rank skipped");
+  } else {
+    EXPECT(HcclGetCommAsyncError(everyone, &async_error) == HCCL_SUCCESS && async_error == HCCL_SUCCESS,
+           "the rank that skipped: HcclGetCommAsyncError gave %d", async_error);
+  }
+  EXPECT(HcclCommDestroy(pairs) == HCCL_SUCCESS, "HcclCommDestroy (pairs): %s", aclGetRecentErrMsg());
+  EXPECT(HcclCommDestroy(everyone) == HCCL_SUCCESS, "HcclCommDestroy (everyone): %s", aclGetRecentErrMsg());
+  device.Close();
+}
+
 // Review item 6: a collective the runtime refuses (a destroyed stream) returns an error and
 // leaves the communicator as it was: the next collectives work on every rank.
 void RunRefusedRetry() {
@@ -1244,6 +1334,8 @@ int main(int argc, char** argv) {
     RunTwoStreamsInIssueOrder();
   } else if (scenario == "nan-max-min") {
     RunNanMaxMin();
+  } else if (scenario == "exec-timeout") {
+    RunExecTimeout();
   } else if (scenario == "fault" && argc > 2) {
     RunFault(argv[2]);
   } else {
