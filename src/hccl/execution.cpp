@@ -30,6 +30,7 @@ const char* KindName(uint64_t kind) {
     case Kind::kAllGatherV: return "HcclAllGatherV";
     case Kind::kReduceScatterV: return "HcclReduceScatterV";
     case Kind::kBatchSendRecv: return "HcclBatchSendRecv";
+    case Kind::kCreateSubComm: return "HcclCreateSubCommConfig";
   }
   return "an unknown collective";
 }
@@ -52,7 +53,8 @@ bool PointToPoint(Kind kind) {
 namespace {
 
 std::string DescribeDescriptor(const uint64_t* d) {
-  if (static_cast<Kind>(d[2]) == Kind::kBarrier) return "HcclBarrier()";
+  const Kind kind = static_cast<Kind>(d[2]);
+  if (kind == Kind::kBarrier || kind == Kind::kCreateSubComm) return std::string(KindName(d[2])) + "()";
   // The V variants' counts differ from rank to rank by design; they are compared apart.
   std::string text = std::string(KindName(d[2])) + "(";
   if (!VariableCounts(static_cast<Kind>(d[2]))) text += "count=" + std::to_string(d[3]) + ", ";
@@ -156,7 +158,8 @@ std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
     case Kind::kReduceScatterV: return RunReduceScatterV(comm, op);
     case Kind::kSend:
     case Kind::kRecv:
-    case Kind::kBatchSendRecv: break;
+    case Kind::kBatchSendRecv:
+    case Kind::kCreateSubComm: break;
   }
   return "unknown collective";
 }
@@ -192,6 +195,33 @@ bool DeterministicRequested() {
 
 }  // namespace
 
+std::string RunOnCallerInTurn(Communicator& comm, const Collective& op, const std::function<std::string()>& body) {
+  Collective numbered = op;
+  {
+    std::lock_guard<std::mutex> issue(comm.issue_mutex);
+    numbered.sequence = comm.next_sequence++;
+  }
+  std::string failure;
+  {
+    std::unique_lock<std::mutex> lock(comm.turn_mutex);
+    comm.turn_cv.wait(lock, [&] { return comm.next_turn == numbered.sequence; });
+  }
+  std::string broken;
+  if (comm.AsyncError(&broken) != HCCL_SUCCESS) {
+    failure = "the communicator is broken by an earlier error: " + broken;
+  } else if (comm.use_mpi) {
+    failure = CheckAgreement(comm, numbered);
+    ++comm.collectives_run;  // on every rank, as for a collective
+  }
+  if (failure.empty()) failure = body();
+  {
+    std::lock_guard<std::mutex> lock(comm.turn_mutex);
+    ++comm.next_turn;
+  }
+  comm.turn_cv.notify_all();
+  return failure;
+}
+
 HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collective op) {
   std::shared_ptr<Communicator> comm = FindAndCountPending(handle);
   if (!comm) return NotACommunicator(api, handle);
@@ -210,7 +240,9 @@ HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collect
     return HCCL_SUCCESS;
   }
   // Only reductions depend on the mode; for the others it stays out of the agreement check.
-  op.deterministic = Reduces(op.kind) && DeterministicRequested();
+  op.deterministic = Reduces(op.kind) && (comm->deterministic == HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET
+                                               ? DeterministicRequested()
+                                               : comm->deterministic != 0);
   aclError status;
   {
     // The number and the queueing are one step: a refused collective takes no number.

@@ -6,7 +6,8 @@
 //                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce,
 //                         ReduceScatter(V) and Reduce for every type and op, AllGather(V),
 //                         Broadcast and Scatter from every root, Barrier,
-//                         a Send/Recv ring (also inside a group), BatchSendRecv, AlltoAll, AlltoAllV with uneven
+//                         a Send/Recv ring (also inside a group), sub-communicators
+//                         (pairs running different collectives; bad rank lists), BatchSendRecv, AlltoAll, AlltoAllV with uneven
 //                         blocks, stream
 //                         order with operator work before and after,
 //                         the default and deterministic floating sums
@@ -586,6 +587,76 @@ void CheckGroupRing(HcclComm comm, aclrtStream stream, HcclDataType type, uint64
   }
 }
 
+// HcclCreateSubCommConfig: pairs {0,1}, {2,3} (an odd last rank joins none) made at once;
+// pair 0 runs an AllReduce and a Send/Recv, pair 1 an AllGather, concurrently. Then a
+// duplicate in rank 0's list and an out-of-range rank in the last rank's list: every rank
+// of the parent gets HCCL_E_PARA, and the parent still works.
+void CheckSubCommunicators(HcclComm comm, aclrtStream stream) {
+  HcclCommConfig config;
+  HcclCommConfigInit(&config);
+  config.hcclDeterministic = 1;
+  const uint32_t pair = static_cast<uint32_t>(g_rank / 2);
+  const bool joins = 2 * pair + 1 < static_cast<uint32_t>(g_size) || g_size == 1;
+  uint32_t ids[2] = {2 * pair, 2 * pair + 1};
+  const uint32_t members = g_size == 1 ? 1 : 2;
+  HcclComm sub = nullptr;
+  REQUIRE_HCCL(HcclCreateSubCommConfig(&comm, members, joins ? ids : nullptr, joins ? pair : 0xFFFFFFFF,
+                                       static_cast<uint32_t>(g_rank) % 2, &config, &sub));
+  EXPECT(joins == (sub != nullptr), "rank %d: sub-communicator %p", g_rank, sub);
+  if (sub != nullptr) {
+    uint32_t size = 0, rank = 9;
+    EXPECT(HcclGetRankSize(sub, &size) == HCCL_SUCCESS && size == members, "sub rank size %u", size);
+    EXPECT(HcclGetRankId(sub, &rank) == HCCL_SUCCESS && rank == static_cast<uint32_t>(g_rank) % 2, "sub rank %u",
+           rank);
+    std::vector<int32_t> mine(3, g_rank + 1), gathered(6, -1), received(3, -1);
+    if (pair == 0) {
+      REQUIRE_HCCL(HcclAllReduce(mine.data(), mine.data(), 3, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, sub, stream));
+      if (members == 2 && rank == 0) REQUIRE_HCCL(HcclSend(mine.data(), 3, HCCL_DATA_TYPE_INT32, 1, sub, stream));
+      if (members == 2 && rank == 1) REQUIRE_HCCL(HcclRecv(received.data(), 3, HCCL_DATA_TYPE_INT32, 0, sub, stream));
+    } else {
+      REQUIRE_HCCL(HcclAllGather(mine.data(), gathered.data(), 3, HCCL_DATA_TYPE_INT32, sub, stream));
+    }
+    REQUIRE_ACL(aclrtSynchronizeStream(stream));
+    if (pair == 0) {
+      const int32_t sum = members == 2 ? 3 : 1;
+      EXPECT(mine[2] == sum, "pair 0 AllReduce: %d, expected %d", mine[2], sum);
+      EXPECT(members == 1 || rank == 0 || received[0] == 3, "pair 0 Send/Recv: %d", received[0]);
+    } else {
+      EXPECT(gathered[0] == 3 && gathered[5] == 4, "pair 1 AllGather: %d %d", gathered[0], gathered[5]);
+    }
+    EXPECT(HcclCommDestroy(sub) == HCCL_SUCCESS, "HcclCommDestroy(sub)");
+  }
+  if (g_size > 1) {
+    const uint32_t all_but_last = static_cast<uint32_t>(g_size) - 1;
+    std::vector<uint32_t> list(static_cast<size_t>(g_size));
+    for (uint32_t r = 0; r < static_cast<uint32_t>(g_size); ++r) list[r] = r;
+    for (int bad = 0; bad < 2; ++bad) {
+      std::vector<uint32_t> theirs = list;
+      if (bad == 0 && g_rank == 0) theirs[1] = 0;                           // a duplicate
+      if (bad == 1 && g_rank == g_size - 1) theirs[0] = all_but_last + 5;  // out of range
+      const HcclResult status = HcclCreateSubCommConfig(&comm, static_cast<uint32_t>(g_size), theirs.data(), 9,
+                                                        static_cast<uint32_t>(g_rank), &config, &sub);
+      EXPECT(status == HCCL_E_PARA, "bad list %d: every rank must get HCCL_E_PARA, got %d (%s)", bad, status,
+             aclGetRecentErrMsg());
+    }
+    // The config's hcclDeterministic is honoured: on rank 0 only, an FP32 AllReduce is a
+    // mismatch that every rank reports.
+    config.hcclDeterministic = g_rank == 0 ? 1 : 0;
+    REQUIRE_HCCL(HcclCreateSubCommConfig(&comm, static_cast<uint32_t>(g_size), list.data(), 10,
+                                         static_cast<uint32_t>(g_rank), &config, &sub));
+    std::vector<float> halves(2, 0.5f);
+    REQUIRE_HCCL(HcclAllReduce(halves.data(), halves.data(), 2, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, sub, stream));
+    EXPECT(aclrtSynchronizeStream(stream) == ACL_ERROR_RT_FAILURE &&
+               std::strstr(aclGetRecentErrMsg(), "deterministic") != nullptr,
+           "hcclDeterministic 1 on rank 0 only must be a mismatch: %s", aclGetRecentErrMsg());
+    EXPECT(HcclCommDestroy(sub) == HCCL_SUCCESS, "HcclCommDestroy(sub)");
+  }
+  std::vector<int32_t> ones(2, 1);
+  REQUIRE_HCCL(HcclAllReduce(ones.data(), ones.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  EXPECT(ones[1] == g_size, "the parent after sub-communicators: %d", ones[1]);
+}
+
 // From every root: block r of the root's sendBuf (PairValue(root, r, i)) lands in rank r's
 // recvBuf; other ranks pass a null sendBuf. In place: the root's recvBuf is its own block.
 template <typename T>
@@ -840,6 +911,7 @@ void RunCollectives() {
   CheckSendRecvRing<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, 5);
   CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
   CheckGroupRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);  // chunked in the chunked run
+  CheckSubCommunicators(comm, device.stream);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
   CheckAlltoAll<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 3);
