@@ -122,8 +122,10 @@ std::string WaitForPeers(const Communicator& comm, std::vector<MPI_Request>* req
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline = start + std::chrono::seconds(comm.exec_timeout_s);
-  // Yield for the first millisecond (most waits end there), then sleep in steps growing to
-  // 200 us: a correct program loses at most that much per wait, an idle one spins no core.
+  // Poll as MPI_Waitall would for the first millisecond (most waits end there; MPI's
+  // progress yields when idle if mpi_yield_when_idle is set), then sleep in steps growing
+  // to 200 us: a correct program loses at most that much per long wait, and a rank waiting
+  // for a late peer does not keep a core busy.
   std::chrono::microseconds pause(10);
   for (;;) {
     int done = 0;
@@ -131,9 +133,7 @@ std::string WaitForPeers(const Communicator& comm, std::vector<MPI_Request>* req
     if (status != MPI_SUCCESS || done) return failed(status);
     const Clock::time_point now = Clock::now();
     if (now >= deadline) break;
-    if (now - start < std::chrono::milliseconds(1)) {
-      std::this_thread::yield();
-    } else {
+    if (now - start >= std::chrono::milliseconds(1)) {
       std::this_thread::sleep_for(pause);
       pause = std::min(pause * 2, std::chrono::microseconds(200));
     }
