@@ -123,20 +123,21 @@ std::string WaitForPeers(const Communicator& comm, std::vector<MPI_Request>* req
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline = start + std::chrono::seconds(comm.exec_timeout_s);
   // Poll as MPI_Waitall would for the first millisecond (most waits end there; MPI's
-  // progress yields when idle if mpi_yield_when_idle is set), then sleep in steps growing
-  // to 200 us: a correct program loses at most that much per long wait, and a rank waiting
+  // progress yields when idle if mpi_yield_when_idle is set), reading the clock only every
+  // 64 tests (on a VM it can cost as much as a test); then sleep in steps growing to
+  // 200 us: a correct program loses at most that much per long wait, and a rank waiting
   // for a late peer does not keep a core busy.
-  std::chrono::microseconds pause(10);
-  for (;;) {
+  std::chrono::microseconds pause(0);
+  for (unsigned tests = 1;; ++tests) {
     int done = 0;
     const int status = MPI_Testall(count, requests->data(), &done, MPI_STATUSES_IGNORE);
     if (status != MPI_SUCCESS || done) return failed(status);
+    if (pause.count() == 0 && tests % 64 != 0) continue;
     const Clock::time_point now = Clock::now();
     if (now >= deadline) break;
-    if (now - start >= std::chrono::milliseconds(1)) {
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::microseconds(200));
-    }
+    if (pause.count() == 0 && now - start < std::chrono::milliseconds(1)) continue;
+    pause = std::min(std::max(pause * 2, std::chrono::microseconds(10)), std::chrono::microseconds(200));
+    std::this_thread::sleep_for(pause);
   }
   if (kind == Requests::kPointToPoint) {
     // Freed point-to-point requests complete (or not) on their own; collective ones may not be freed.
