@@ -27,9 +27,11 @@
 //   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank (AllReduce,
 //                         ReduceScatter, Reduce, ReduceScatterV)
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
-//   exec-timeout          HCCL_EXEC_TIMEOUT=1: a Recv whose Send never comes and a collective
-//                         the last rank skips fail on the waiting ranks within the timeout and
-//                         a margin; HcclGetCommAsyncError before and after; later calls fail
+//   exec-timeout          HCCL_EXEC_TIMEOUT=1: a Recv whose Send never comes (on a sub-communicator
+//                         whose config sets hcclExecTimeOut=1 over HCCL_EXEC_TIMEOUT=0) and a
+//                         collective the last rank skips fail on the waiting ranks within the
+//                         timeout and a margin; HcclGetCommAsyncError before and after; later
+//                         calls fail
 #include <mpi.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1208,9 +1210,21 @@ void ExpectTimedOut(HcclComm comm, aclrtStream stream, const char* what) {
 void RunExecTimeout() {
   Device device;
   if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
-  HcclComm pairs = CannStyleInit();
   HcclComm everyone = CannStyleInit();
-  if (pairs == nullptr || everyone == nullptr) return;
+  if (everyone == nullptr) return;
+  // `pairs`: a sub-communicator of every rank whose config's hcclExecTimeOut (1 s) must win
+  // over HCCL_EXEC_TIMEOUT=0 (for ever) in the environment.
+  setenv("HCCL_EXEC_TIMEOUT", "0", 1);
+  HcclCommConfig config;
+  HcclCommConfigInit(&config);
+  config.hcclExecTimeOut = 1;
+  std::vector<uint32_t> ranks(static_cast<size_t>(g_size));
+  for (int r = 0; r < g_size; ++r) ranks[r] = static_cast<uint32_t>(r);
+  HcclComm pairs = nullptr;
+  const HcclResult made = HcclCreateSubCommConfig(&everyone, static_cast<uint32_t>(g_size), ranks.data(), 1,
+                                                  static_cast<uint32_t>(g_rank), &config, &pairs);
+  setenv("HCCL_EXEC_TIMEOUT", "1", 1);
+  REQUIRE_HCCL(made);
   HcclResult async_error = HCCL_E_INTERNAL;
   EXPECT(HcclGetCommAsyncError(everyone, &async_error) == HCCL_SUCCESS && async_error == HCCL_SUCCESS,
          "HcclGetCommAsyncError before any error gave %d", async_error);
