@@ -33,6 +33,7 @@ CROSS_ARCH_TESTS = r"^cross_arch_checksum_test"
 HCCL_REVIEW_TESTS = r"^hccl_mpi\.(refused-retry|two-streams|nan-max-min)\.w"
 HCCL_COLLECTIVES_TESTS = r"^hccl_mpi\.collectives"
 HCCL_MISMATCH_TESTS = r"^hccl_mpi\.mismatch\.w"
+HCCL_TIMEOUT_TESTS = r"^hccl_mpi\.exec_timeout\.w"
 NORM = "src/ops/norm/"
 NORM_TESTS = r"^(norm_(reference|api|oracle)_test|cross_arch_checksum_test)"
 PYTORCH_EXTENSION = "python/csrc/openaclnn_torch.cpp"
@@ -295,6 +296,26 @@ MUTATIONS = [
      "src/hccl/point_to_point.cpp",
      "receiver.kind == uint64_t(Kind::kRecv) && sender.count == receiver.count && ",
      "receiver.kind == uint64_t(Kind::kRecv) && ", r"^(hccl_api_test|hccl_mpi\.mismatch\.w)"),
+    ("hccl-timeout-not-stored", "a timeout is not kept as the communicator's asynchronous error",
+     "src/hccl/transport.cpp",
+     "  comm.SetAsyncError(HCCL_E_TIMEOUT, sentence);\n",
+     "", HCCL_TIMEOUT_TESTS),
+    ("hccl-broken-communicator-accepts-calls", "a communicator broken by a timeout still accepts operations",
+     "src/hccl/execution.cpp",
+     "  if (const HcclResult error = comm->AsyncError(&broken)) {",
+     "  if (const HcclResult error = false ? comm->AsyncError(&broken) : HCCL_SUCCESS) {", HCCL_TIMEOUT_TESTS),
+    ("hccl-group-not-deferred", "operations inside a group are queued at once instead of at HcclGroupEnd",
+     "src/hccl/group.cpp",
+     "  if (g_group_depth == 0) return false;",
+     "  if (true) return false;", r"^hccl_api_test"),
+    ("hccl-sub-communicator-keeps-parent-rank", "a sub-communicator's rank is the parent's rank, not subCommRankId",
+     "src/hccl/communicator.cpp",
+     "  created->rank = subCommRankId;",
+     "  created->rank = parent->rank;", r"^hccl_mpi\.collectives\.w4"),
+    ("hccl-config-deterministic-ignored", "the config's hcclDeterministic is not honoured",
+     "src/hccl/communicator.cpp",
+     "    settings->deterministic = deterministic;\n",
+     "", r"^hccl_mpi\.collectives\.w2"),
     ("hccl-alltoallv-receives-at-send-displs", "AlltoAllV places received blocks at the send displacements",
      "src/hccl/gather.cpp",
      "unsigned char* to = receiving != 0 ? op.recv + (op.recv_displs[peer] + offset) * element : nullptr;",

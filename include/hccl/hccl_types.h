@@ -80,6 +80,54 @@ typedef struct HcclRootInfoDef {
   char internal[HCCL_ROOT_INFO_BYTES];
 } HcclRootInfo;
 
+/* Communicator configuration (HcclCommInitRootInfoConfig, HcclCreateSubCommConfig), laid out
+ * as upstream's hcomm include/hccl/hccl_types.h (config version 10). HcclCommConfigInit
+ * (hccl_comm.h) must fill it first: its reserved bytes hold the size, magic word and version
+ * the library checks. */
+enum {
+  COMM_NAME_MAX_LENGTH = 128,
+  BUFFER_NAME_MAX_LENGTH = 128,
+  UDI_MAX_LENGTH = 128,
+  HCCL_COMM_ALGO_MAX_LENGTH = 1600,
+  HCCL_COMM_RETRY_ENABLE_MAX_LENGTH = 50,
+  HCCL_COMM_RETRY_PARAMS_MAX_LENGTH = 128,
+  HCCL_COMM_CONFIG_INFO_BYTES = 24,
+  HCCL_COMM_CONFIG_VERSION = 10,
+  HCCL_COMM_DEFAULT_BUFFSIZE = 200,
+  HCCL_COMM_DEFAULT_DETERMINISTIC = 0,
+  HCCL_COMM_DEFAULT_OP_EXPANSION_MODE = 0
+};
+/* Values beyond an enum constant's int range. */
+#define HCCL_COMM_CONFIG_MAGIC_WORD 0xf0f0f0f0u
+#define HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET 0xffffffffu
+#define HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET 0xffffffffu
+#define HCCL_COMM_TRAFFIC_CLASS_CONFIG_NOT_SET 0xffffffffu
+#define HCCL_COMM_SERVICE_LEVEL_CONFIG_NOT_SET 0xffffffffu
+#define HCCL_COMM_EXECTIMEOUT_CONFIG_NOT_SET ((int32_t)-1)
+#define HCCL_COMM_QOS_CONFIG_NOT_SET 0xffffffffu
+#define HCCL_DEFAULT_SYMMETRIC_MEMORY_STRIDE 16ull
+
+typedef struct HcclCommConfigDef {
+  char reserved[HCCL_COMM_CONFIG_INFO_BYTES];
+  uint32_t hcclBufferSize;
+  uint32_t hcclDeterministic;
+  char hcclCommName[COMM_NAME_MAX_LENGTH];
+  char hcclUdi[UDI_MAX_LENGTH];
+  uint32_t hcclOpExpansionMode;
+  uint32_t hcclRdmaTrafficClass;
+  uint32_t hcclRdmaServiceLevel;
+  uint32_t hcclWorldRankID;
+  uint64_t hcclJobID;
+  uint8_t aclGraphZeroCopyEnable;
+  int32_t hcclExecTimeOut;
+  char hcclAlgo[HCCL_COMM_ALGO_MAX_LENGTH];
+  char hcclRetryEnable[HCCL_COMM_RETRY_ENABLE_MAX_LENGTH];
+  char hcclRetryParams[HCCL_COMM_RETRY_PARAMS_MAX_LENGTH];
+  char hcclBufferName[BUFFER_NAME_MAX_LENGTH];
+  uint32_t hcclQos;
+  uint64_t hcclSymWinMaxMemSizePerRank;
+} HcclCommConfig;
+
 /* The direction of one HcclBatchSendRecv transfer. */
 typedef enum {
   HCCL_SEND = 0,

@@ -1,7 +1,10 @@
 // Communicators: the handle table, the root info, and the communicator management entry
-// points (HcclGetRootInfo, HcclCommInitRootInfo, HcclGetRankSize/Id, HcclCommDestroy).
+// points (HcclGetRootInfo, HcclCommInitRootInfo(Config), HcclCreateSubCommConfig,
+// HcclGetRankSize/Id, HcclGetCommAsyncError, HcclCommDestroy).
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +57,60 @@ std::shared_ptr<Communicator> FindAndCountPending(HcclComm handle) {
   return found;
 }
 
+void Communicator::SetAsyncError(HcclResult code, const std::string& sentence) const {
+  std::lock_guard<std::mutex> lock(async_error_mutex);
+  if (async_error != HCCL_SUCCESS) return;  // the first one stays
+  async_error = code;
+  async_error_sentence = sentence;
+}
+
+HcclResult Communicator::AsyncError(std::string* sentence) const {
+  std::lock_guard<std::mutex> lock(async_error_mutex);
+  if (sentence != nullptr) *sentence = async_error_sentence;
+  return async_error;
+}
+
+HcclComm Register(std::shared_ptr<Communicator> created) {
+  std::lock_guard<std::mutex> lock(g_communicators_mutex);
+  return Communicators().Insert(std::move(created));
+}
+
+std::string ReadConfig(const HcclCommConfig* config, CommSettings* settings) {
+  settings->exec_timeout_s = ExecTimeoutFromEnvironment();
+  settings->deterministic = HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET;
+  if (config == nullptr) return "";
+  struct Info {  // HcclCommConfigInit's header in the reserved bytes
+    size_t size;
+    uint32_t magic_word;
+    uint32_t version;
+  } info;
+  std::memcpy(&info, config->reserved, sizeof info);
+  if (info.magic_word != HCCL_COMM_CONFIG_MAGIC_WORD) {
+    return "config was not initialized by HcclCommConfigInit (its magic word is missing)";
+  }
+  // An older caller's smaller struct: read only the fields it has.
+  const auto has = [&](size_t end) { return info.size >= end; };
+  if (!has(offsetof(HcclCommConfig, hcclDeterministic) + sizeof(uint32_t))) {
+    return "config's size " + std::to_string(info.size) + " is smaller than its first fields";
+  }
+  const uint32_t deterministic = config->hcclDeterministic;
+  if (deterministic != HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET) {
+    if (deterministic > 2) {
+      return "config's hcclDeterministic " + std::to_string(deterministic) + " is not 0 (off), 1 (on) or 2 (strict)";
+    }
+    settings->deterministic = deterministic;
+  }
+  if (has(offsetof(HcclCommConfig, hcclExecTimeOut) + sizeof(int32_t)) &&
+      config->hcclExecTimeOut != HCCL_COMM_EXECTIMEOUT_CONFIG_NOT_SET) {
+    if (config->hcclExecTimeOut < 0) {
+      return "config's hcclExecTimeOut " + std::to_string(config->hcclExecTimeOut) +
+             " is negative (seconds, 0 for never; -1 leaves HCCL_EXEC_TIMEOUT in force)";
+    }
+    settings->exec_timeout_s = static_cast<uint32_t>(config->hcclExecTimeOut);
+  }
+  return "";
+}
+
 HcclResult NotACommunicator(const char* api, HcclComm comm) {
   return Fail(HCCL_E_PARA, "%s: comm %p is not a live communicator (destroyed, or never made by HcclCommInitRootInfo)",
               api, comm);
@@ -82,12 +139,14 @@ HCCL_API HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
   return HCCL_SUCCESS;
 }
 
-HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank,
-                                         HcclComm* comm) {
+namespace {
+
+// HcclCommInitRootInfo(Config): config may be null (the plain call).
+HcclResult InitRootInfo(const char* api, uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank,
+                        const HcclCommConfig* config, HcclComm* comm) {
   using namespace oa::hccl;
-  static const char* const api = "HcclCommInitRootInfo";
-  if (rootInfo == nullptr) return Fail(HCCL_E_PTR, "%s: rootInfo must not be null", api);
-  if (comm == nullptr) return Fail(HCCL_E_PTR, "%s: comm must not be null", api);
+  CommSettings settings;
+  const std::string config_problem = ReadConfig(config, &settings);
   bool use_mpi = false;
   if (HcclResult status = EnsureTransport(api, &use_mpi)) return status;
 
@@ -95,9 +154,11 @@ HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* ro
   std::memcpy(&contents, rootInfo->internal, sizeof contents);
   // Argument problems are found here but reported only after the exchange, so that every
   // rank fails together instead of some waiting for ever for the one that returned early.
-  enum Problem : uint64_t { kNone = 0, kZeroRanks, kRankOutOfRange, kNotARootInfo };
+  enum Problem : uint64_t { kNone = 0, kZeroRanks, kRankOutOfRange, kNotARootInfo, kBadConfig };
   Problem problem = kNone;
-  if (nRanks == 0) {
+  if (!config_problem.empty()) {
+    problem = kBadConfig;
+  } else if (nRanks == 0) {
     problem = kZeroRanks;
   } else if (rank >= nRanks) {
     problem = kRankOutOfRange;
@@ -126,6 +187,11 @@ HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* ro
   for (int p = 0; p < world_size; ++p) {
     const uint64_t their_problem = field(p, 0);
     if (their_problem == kNone) continue;
+    if (their_problem == kBadConfig) {
+      if (p == world_rank) return FailLoudly(HCCL_E_PARA, std::string(api) + ": " + config_problem);
+      std::snprintf(message, sizeof message, "%s: process %d of the MPI job passed an invalid config", api, p);
+      return FailLoudly(HCCL_E_PARA, message);
+    }
     const char* what = their_problem == kZeroRanks       ? "nRanks is 0"
                        : their_problem == kRankOutOfRange ? "rank is not below nRanks"
                                                           : "rootInfo was not filled by HcclGetRootInfo";
@@ -169,6 +235,8 @@ HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* ro
   created->use_mpi = use_mpi;
   created->sends_to.assign(nRanks, 0);
   created->receives_from.assign(nRanks, 0);
+  created->exec_timeout_s = settings.exec_timeout_s;
+  created->deterministic = settings.deterministic;
   aclrtContext context = nullptr;
   if (aclrtGetCurrentContext(&context) == ACL_SUCCESS) created->context = context;
   if (use_mpi) {
@@ -180,9 +248,27 @@ HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* ro
     // Failures inside a collective become a stream failure instead of aborting the job.
     MPI_Comm_set_errhandler(created->mpi, MPI_ERRORS_RETURN);
   }
-  std::lock_guard<std::mutex> lock(g_communicators_mutex);
-  *comm = Communicators().Insert(std::move(created));
+  *comm = Register(std::move(created));
   return HCCL_SUCCESS;
+}
+
+}  // namespace
+
+HCCL_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank,
+                                         HcclComm* comm) {
+  static const char* const api = "HcclCommInitRootInfo";
+  if (rootInfo == nullptr) return Fail(HCCL_E_PTR, "%s: rootInfo must not be null", api);
+  if (comm == nullptr) return Fail(HCCL_E_PTR, "%s: comm must not be null", api);
+  return InitRootInfo(api, nRanks, rootInfo, rank, nullptr, comm);
+}
+
+HCCL_API HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank,
+                                               const HcclCommConfig* config, HcclComm* comm) {
+  static const char* const api = "HcclCommInitRootInfoConfig";
+  if (rootInfo == nullptr) return Fail(HCCL_E_PTR, "%s: rootInfo must not be null", api);
+  if (config == nullptr) return Fail(HCCL_E_PTR, "%s: config must not be null", api);
+  if (comm == nullptr) return Fail(HCCL_E_PTR, "%s: comm must not be null", api);
+  return InitRootInfo(api, nRanks, rootInfo, rank, config, comm);
 }
 
 HCCL_API HcclResult HcclCommInitClusterInfo(const char* clusterInfo, uint32_t rank, HcclComm* comm) {
@@ -213,6 +299,18 @@ HCCL_API HcclResult HcclGetRankId(HcclComm comm, uint32_t* rank) {
   return HCCL_SUCCESS;
 }
 
+// Upstream's order: comm, then asyncError (both HCCL_E_PTR); a stale handle: HCCL_E_PARA.
+HCCL_API HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult* asyncError) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclGetCommAsyncError";
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "asyncError", asyncError)) return status;
+  std::shared_ptr<Communicator> found;
+  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  *asyncError = found->AsyncError();
+  return HCCL_SUCCESS;
+}
+
 HCCL_API HcclResult HcclCommDestroy(HcclComm comm) {
   using namespace oa::hccl;
   if (comm == nullptr) return Fail(HCCL_E_PTR, "HcclCommDestroy: comm must not be null");
@@ -235,5 +333,129 @@ HCCL_API HcclResult HcclCommDestroy(HcclComm comm) {
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Comm_free(&removed->mpi);
   }
+  return HCCL_SUCCESS;
+}
+
+// Collective over every rank of the parent, in its issue order (RunOnCallerInTurn), like
+// upstream's split: ranks that join none pass rankIds = NULL and subCommId = 0xFFFFFFFF.
+// Pointer and handle problems return at once (as in HcclCommInitRootInfo); the rank list and
+// the config are checked on every rank and reported after one exchange, so every rank of the
+// parent returns the same HCCL_E_PARA instead of some waiting for the others.
+HCCL_API HcclResult HcclCreateSubCommConfig(HcclComm* comm, uint32_t rankNum, uint32_t* rankIds, uint64_t subCommId,
+                                            uint32_t subCommRankId, HcclCommConfig* config, HcclComm* subComm) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclCreateSubCommConfig";
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, "*comm", *comm)) return status;
+  if (HcclResult status = CheckPointer(api, "config", config)) return status;
+  if (HcclResult status = CheckPointer(api, "subComm", subComm)) return status;
+  std::shared_ptr<Communicator> parent;
+  if (HcclResult status = CheckCommunicator(api, *comm, &parent)) return status;
+  constexpr uint64_t kJoinsNone = 0xFFFFFFFFull;
+  const bool joins = !(rankIds == nullptr && subCommId == kJoinsNone);
+  const uint32_t size = parent->size;
+  std::string problem;
+  if (joins) {
+    if (rankIds == nullptr) {
+      problem = "rankIds is null although subCommId is " + std::to_string(subCommId) +
+                " (a rank that joins no sub-communicator passes rankIds = NULL and subCommId = 0xFFFFFFFF)";
+    } else if (rankNum == 0 || rankNum > size) {
+      problem = "rankNum " + std::to_string(rankNum) + " is not in [1, " + std::to_string(size) +
+                "] (the parent's rank size)";
+    } else {
+      for (uint32_t i = 0; i < rankNum && problem.empty(); ++i) {
+        if (rankIds[i] >= size) {
+          problem = "rankIds[" + std::to_string(i) + "] = " + std::to_string(rankIds[i]) +
+                    " is not below the parent's rank size " + std::to_string(size);
+        } else if (i > 0 && rankIds[i] <= rankIds[i - 1]) {
+          problem = "rankIds must be ascending without duplicates, but rankIds[" + std::to_string(i - 1) + "] = " +
+                    std::to_string(rankIds[i - 1]) + " and rankIds[" + std::to_string(i) + "] = " +
+                    std::to_string(rankIds[i]);
+        }
+      }
+      if (problem.empty() && (subCommRankId >= rankNum || rankIds[subCommRankId] != parent->rank)) {
+        problem = "subCommRankId " + std::to_string(subCommRankId) + " is not the index of this rank (" +
+                  std::to_string(parent->rank) + ") in rankIds";
+      }
+    }
+  }
+  CommSettings settings;
+  if (problem.empty()) problem = ReadConfig(config, &settings);
+
+  // One row per parent rank: joins, subCommId, rankNum, subCommRankId, has a problem, then
+  // the rank list padded to the parent's size.
+  const size_t words = 5 + static_cast<size_t>(size);
+  std::vector<uint64_t> mine(words, UINT64_MAX);
+  const bool listed = joins && problem.empty();
+  mine[0] = joins ? 1 : 0;
+  mine[1] = subCommId;
+  mine[2] = listed ? rankNum : 0;
+  mine[3] = subCommRankId;
+  mine[4] = problem.empty() ? 0 : 1;
+  for (uint32_t i = 0; listed && i < rankNum; ++i) mine[5 + i] = rankIds[i];
+  std::vector<uint64_t> all = mine;
+  MPI_Comm split = MPI_COMM_NULL;
+  HcclResult result = HCCL_SUCCESS;
+  Collective operation{Kind::kCreateSubComm, nullptr, nullptr, 0, HCCL_DATA_TYPE_INT8, HCCL_REDUCE_SUM, 0, false, 0};
+  const std::string failure = RunOnCallerInTurn(*parent, operation, [&]() -> std::string {
+    if (parent->use_mpi) {
+      all.resize(words * size);
+      const int status = MPI_Allgather(mine.data(), static_cast<int>(words), MPI_UINT64_T, all.data(),
+                                       static_cast<int>(words), MPI_UINT64_T, parent->mpi);
+      if (status != MPI_SUCCESS) return "exchanging the rank lists failed: " + MpiErrorText(status);
+    }
+    // Every rank evaluates the same table in the same order: the same verdict everywhere.
+    const auto row = [&](uint32_t r) { return &all[static_cast<size_t>(r) * words]; };
+    for (uint32_t p = 0; p < size; ++p) {
+      if (row(p)[4] == 0) continue;
+      result = HCCL_E_PARA;
+      if (p == parent->rank) return problem;
+      return "rank " + std::to_string(p) + " of the parent passed an invalid rank list or config";
+    }
+    for (uint32_t p = 0; p < size; ++p) {
+      const uint64_t* theirs = row(p);
+      for (uint64_t i = 0; theirs[0] == 1 && i < theirs[2]; ++i) {
+        const uint32_t member = static_cast<uint32_t>(theirs[5 + i]);
+        const uint64_t* its = row(member);
+        if (its[0] != 1 || its[1] != theirs[1] || its[2] != theirs[2] || its[3] != i ||
+            !std::equal(its + 5, its + words, theirs + 5)) {
+          result = HCCL_E_PARA;
+          return "ranks " + std::to_string(p) + " and " + std::to_string(member) + " of the parent disagree: rank " +
+                 std::to_string(p) + " lists rank " + std::to_string(member) + " at index " + std::to_string(i) +
+                 " of sub-communicator " + std::to_string(theirs[1]) + ", but rank " + std::to_string(member) +
+                 (its[0] != 1 ? " joins none" : " passed another subCommId, rank list or subCommRankId") +
+                 " (every member must pass the same rankNum, rankIds and subCommId, and its own index)";
+        }
+      }
+    }
+    if (!parent->use_mpi) return "";
+    const int color = joins ? static_cast<int>(rankIds[0]) : MPI_UNDEFINED;
+    const int status = MPI_Comm_split(parent->mpi, color, static_cast<int>(subCommRankId), &split);
+    if (status != MPI_SUCCESS) return "MPI_Comm_split failed: " + MpiErrorText(status);
+    return "";
+  });
+  if (!failure.empty()) {
+    if (result == HCCL_SUCCESS) {
+      const HcclResult broken = parent->AsyncError();
+      result = broken != HCCL_SUCCESS ? broken : HCCL_E_PARA;
+    }
+    return Fail(result, "%s: %s", api, failure.c_str());
+  }
+  if (!joins) {
+    *subComm = nullptr;
+    return HCCL_SUCCESS;
+  }
+  auto created = std::make_shared<Communicator>();
+  created->rank = subCommRankId;
+  created->size = rankNum;
+  created->use_mpi = parent->use_mpi;
+  created->mpi = split;
+  created->context = parent->context;
+  created->sends_to.assign(rankNum, 0);
+  created->receives_from.assign(rankNum, 0);
+  created->exec_timeout_s = settings.exec_timeout_s;
+  created->deterministic = settings.deterministic;
+  if (created->use_mpi) MPI_Comm_set_errhandler(created->mpi, MPI_ERRORS_RETURN);
+  *subComm = Register(std::move(created));
   return HCCL_SUCCESS;
 }

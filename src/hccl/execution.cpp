@@ -30,6 +30,7 @@ const char* KindName(uint64_t kind) {
     case Kind::kAllGatherV: return "HcclAllGatherV";
     case Kind::kReduceScatterV: return "HcclReduceScatterV";
     case Kind::kBatchSendRecv: return "HcclBatchSendRecv";
+    case Kind::kCreateSubComm: return "HcclCreateSubCommConfig";
   }
   return "an unknown collective";
 }
@@ -52,7 +53,8 @@ bool PointToPoint(Kind kind) {
 namespace {
 
 std::string DescribeDescriptor(const uint64_t* d) {
-  if (static_cast<Kind>(d[2]) == Kind::kBarrier) return "HcclBarrier()";
+  const Kind kind = static_cast<Kind>(d[2]);
+  if (kind == Kind::kBarrier || kind == Kind::kCreateSubComm) return std::string(KindName(d[2])) + "()";
   // The V variants' counts differ from rank to rank by design; they are compared apart.
   std::string text = std::string(KindName(d[2])) + "(";
   if (!VariableCounts(static_cast<Kind>(d[2]))) text += "count=" + std::to_string(d[3]) + ", ";
@@ -74,9 +76,24 @@ std::string CheckAgreement(const Communicator& comm, const Collective& op) {
   const uint64_t mine[kFields] = {0x6863636c64657363ull, comm.collectives_run, static_cast<uint64_t>(op.kind), count,
                                   static_cast<uint64_t>(op.type), static_cast<uint64_t>(op.op), op.root,
                                   op.deterministic ? 1u : 0u};
-  std::vector<uint64_t> all(static_cast<size_t>(comm.size) * kFields);
-  const int status = MPI_Allgather(mine, kFields, MPI_UINT64_T, all.data(), kFields, MPI_UINT64_T, comm.mpi);
+  // Non-blocking, so that a rank that never comes is a timeout (WaitForPeers), not a hang;
+  // the buffers are shared with WaitForPeers, which keeps them alive if it gives up.
+  struct Descriptors {
+    uint64_t mine[kFields];
+    std::vector<uint64_t> all;
+  };
+  auto descriptors = std::make_shared<Descriptors>();
+  std::memcpy(descriptors->mine, mine, sizeof mine);
+  descriptors->all.resize(static_cast<size_t>(comm.size) * kFields);
+  std::vector<MPI_Request> request(1);
+  const int status = MPI_Iallgather(descriptors->mine, kFields, MPI_UINT64_T, descriptors->all.data(), kFields,
+                                    MPI_UINT64_T, comm.mpi, request.data());
   if (status != MPI_SUCCESS) return "exchanging the collective's descriptor failed: " + MpiErrorText(status);
+  const std::string waiting_for = std::string("every rank to issue ") + KindName(static_cast<uint64_t>(op.kind)) +
+                                  " (collective #" + std::to_string(comm.collectives_run) + " of the communicator)";
+  std::string failure = WaitForPeers(comm, &request, waiting_for.c_str(), Requests::kCollective, descriptors);
+  if (!failure.empty()) return failure;
+  const std::vector<uint64_t>& all = descriptors->all;
   for (uint32_t r = 1; r < comm.size; ++r) {
     const uint64_t* theirs = &all[static_cast<size_t>(r) * kFields];
     if (std::memcmp(theirs, all.data(), sizeof mine) != 0) {
@@ -113,6 +130,11 @@ std::string RunLocally(Communicator& comm, const Collective& op) {
 }
 
 std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
+  std::string broken;
+  if (comm.AsyncError(&broken) != HCCL_SUCCESS) {
+    return std::string(KindName(static_cast<uint64_t>(op.kind))) + " did not run: the communicator is broken by an "
+           "earlier error: " + broken;
+  }
   if (!comm.use_mpi) return RunLocally(comm, op);
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -136,7 +158,8 @@ std::string ExecuteInTurn(Communicator& comm, const Collective& op) {
     case Kind::kReduceScatterV: return RunReduceScatterV(comm, op);
     case Kind::kSend:
     case Kind::kRecv:
-    case Kind::kBatchSendRecv: break;
+    case Kind::kBatchSendRecv:
+    case Kind::kCreateSubComm: break;
   }
   return "unknown collective";
 }
@@ -172,15 +195,54 @@ bool DeterministicRequested() {
 
 }  // namespace
 
+std::string RunOnCallerInTurn(Communicator& comm, const Collective& op, const std::function<std::string()>& body) {
+  Collective numbered = op;
+  {
+    std::lock_guard<std::mutex> issue(comm.issue_mutex);
+    numbered.sequence = comm.next_sequence++;
+  }
+  std::string failure;
+  {
+    std::unique_lock<std::mutex> lock(comm.turn_mutex);
+    comm.turn_cv.wait(lock, [&] { return comm.next_turn == numbered.sequence; });
+  }
+  std::string broken;
+  if (comm.AsyncError(&broken) != HCCL_SUCCESS) {
+    failure = "the communicator is broken by an earlier error: " + broken;
+  } else if (comm.use_mpi) {
+    failure = CheckAgreement(comm, numbered);
+    ++comm.collectives_run;  // on every rank, as for a collective
+  }
+  if (failure.empty()) failure = body();
+  {
+    std::lock_guard<std::mutex> lock(comm.turn_mutex);
+    ++comm.next_turn;
+  }
+  comm.turn_cv.notify_all();
+  return failure;
+}
+
 HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collective op) {
   std::shared_ptr<Communicator> comm = FindAndCountPending(handle);
   if (!comm) return NotACommunicator(api, handle);
+  std::string broken;
+  if (const HcclResult error = comm->AsyncError(&broken)) {
+    comm->pending.fetch_sub(1);
+    return Fail(error, "%s: the communicator is broken by an earlier error (HcclGetCommAsyncError returns it): %s", api,
+                broken.c_str());
+  }
   if (Rooted(op.kind) && op.root >= comm->size) {
     comm->pending.fetch_sub(1);
     return CheckRoot(api, op.root, comm->size);
   }
+  if (DeferToGroup(api, handle, stream, op)) {  // checked now, issued at HcclGroupEnd
+    comm->pending.fetch_sub(1);
+    return HCCL_SUCCESS;
+  }
   // Only reductions depend on the mode; for the others it stays out of the agreement check.
-  op.deterministic = Reduces(op.kind) && DeterministicRequested();
+  op.deterministic = Reduces(op.kind) && (comm->deterministic == HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET
+                                               ? DeterministicRequested()
+                                               : comm->deterministic != 0);
   aclError status;
   {
     // The number and the queueing are one step: a refused collective takes no number.

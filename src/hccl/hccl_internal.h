@@ -1,7 +1,7 @@
 // libhccl's internals, shared by its translation units (the HCCL subset on Open MPI,
-// docs/hccl.md): messages, dtype tables, the MPI transport, communicators, the argument
-// checks every entry point shares, and the execution of queued collectives and
-// point-to-point operations.
+// docs/hccl.md): messages, dtype tables, the MPI transport and the execution timeout,
+// communicators, the argument checks every entry point shares, the execution of queued
+// collectives and point-to-point operations, and group calls.
 #pragma once
 
 #include <mpi.h>
@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -75,12 +76,32 @@ class SpacedBytes {
 };
 
 // ---------------------------------------------------------------------------------------
+// Waiting for peers (transport.cpp): the execution timeout.
+
+// Upstream's HCCL_EXEC_TIMEOUT default and largest value (seconds; 0 never times out).
+constexpr uint32_t kDefaultExecTimeoutSeconds = 1836;
+constexpr uint32_t kMaxExecTimeoutSeconds = 2147483647;
+// HCCL_EXEC_TIMEOUT; a value outside [0, kMaxExecTimeoutSeconds] warns and gives the default.
+uint32_t ExecTimeoutFromEnvironment();
+
+struct Communicator;
+// What the requests are: collective ones cannot be freed or cancelled once abandoned.
+enum class Requests { kPointToPoint, kCollective };
+// Completes the requests within the communicator's timeout, polling cheaply (a blocking MPI
+// wait could not be interrupted). "" when they completed; the MPI failure; or, past the
+// timeout, the sentence naming HCCL_EXEC_TIMEOUT, also stored as the communicator's
+// asynchronous error. Abandoned requests may still write into `buffers` (the ones they
+// point into, owned by the caller): they are kept alive for the rest of the process.
+std::string WaitForPeers(const Communicator& comm, std::vector<MPI_Request>* requests, const char* waiting_for,
+                         Requests kind, std::shared_ptr<void> buffers);
+
+// ---------------------------------------------------------------------------------------
 // Communicators (communicator.cpp).
 
 enum class Kind : uint64_t {
   kAllReduce = 1, kAllGather = 2, kBroadcast = 3, kReduceScatter = 4, kBarrier = 5, kSend = 6, kRecv = 7,
   kAlltoAll = 8, kAlltoAllV = 9, kReduce = 10, kScatter = 11, kAllGatherV = 12, kReduceScatterV = 13,
-  kBatchSendRecv = 14
+  kBatchSendRecv = 14, kCreateSubComm = 15
 };
 // The API's name ("HcclReduceScatter").
 const char* KindName(uint64_t kind);
@@ -139,8 +160,32 @@ struct Communicator {
   // do not count it.
   uint64_t collectives_run = 0;
   std::vector<uint64_t> sends_to, receives_from;  // point-to-point operations per peer (size entries)
+  // HCCL_EXEC_TIMEOUT, read at init: seconds a wait for peers may last; 0 waits for ever.
+  uint32_t exec_timeout_s = kDefaultExecTimeoutSeconds;
+  // hcclDeterministic of the config (0 off, 1 or 2 on); NOT_SET: HCCL_DETERMINISTIC decides.
+  uint32_t deterministic = HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET;
+  // The first asynchronous error (a timeout), set on a stream worker and read by
+  // HcclGetCommAsyncError and by every later operation, which fails at once with it: after
+  // a timeout the MPI communicator holds operations that never completed, so it cannot
+  // match anything any more.
+  mutable std::mutex async_error_mutex;
+  mutable HcclResult async_error = HCCL_SUCCESS;  // guarded by async_error_mutex
+  mutable std::string async_error_sentence;        // guarded by async_error_mutex
+  void SetAsyncError(HcclResult code, const std::string& sentence) const;
+  // HCCL_SUCCESS, or the first asynchronous error and its sentence.
+  HcclResult AsyncError(std::string* sentence = nullptr) const;
 };
 
+// A new communicator's settings: HCCL_EXEC_TIMEOUT and the deterministic mode, where a
+// config made by HcclCommConfigInit overrides them (hcclExecTimeOut, hcclDeterministic).
+struct CommSettings {
+  uint32_t exec_timeout_s = kDefaultExecTimeoutSeconds;
+  uint32_t deterministic = HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET;
+};
+// "" or why config (null: none, the environment alone) is refused.
+std::string ReadConfig(const HcclCommConfig* config, CommSettings* settings);
+// Enters a new communicator into the handle table.
+HcclComm Register(std::shared_ptr<Communicator> created);
 std::shared_ptr<Communicator> FindCommunicator(HcclComm handle);
 // Also counts one more pending collective on it, under the table's lock, so that
 // HcclCommDestroy either sees it pending or has already removed it.
@@ -170,8 +215,16 @@ HcclResult CheckRoot(const char* api, uint32_t root, uint32_t size);
 // the stream's worker thread; each returns "" or the failure's sentence.
 
 // Queues the collective on the stream behind every collective issued before it on the
-// communicator.
+// communicator; inside a group (group.cpp), records it for HcclGroupEnd instead.
 HcclResult Enqueue(const char* api, HcclComm handle, aclrtStream stream, Collective op);
+// Runs `body` on the calling thread as one of the communicator's operations (HcclCreateSubCommConfig):
+// it takes the next position in issue order, waits for its turn, lets the agreement check
+// confirm that every rank issued the same operation, runs body, passes the turn on. "" or
+// the failure (the communicator's stored error, the agreement check's, or body's).
+std::string RunOnCallerInTurn(Communicator& comm, const Collective& op, const std::function<std::string()>& body);
+// Group calls (group.cpp): true when a group is open and the checked operation was recorded
+// to be issued at the outermost HcclGroupEnd.
+bool DeferToGroup(const char* api, HcclComm comm, aclrtStream stream, const Collective& op);
 std::string RunAllReduce(const Communicator& comm, const Collective& op);
 std::string RunAllGather(const Communicator& comm, const Collective& op);
 std::string RunBroadcast(const Communicator& comm, const Collective& op);

@@ -4,9 +4,8 @@
 // payload only if they agree; on a disagreement both report the same failure and no data
 // of that transfer move.
 //
-// A transfer whose peer never posts its counterpart (or posts the same direction) waits in
-// MPI for ever, like a collective with a missing rank: every wait is in MPI_Waitall on the
-// headers or the payload, which a later execution timeout (HCCL_EXEC_TIMEOUT) can bound.
+// A transfer whose peer never posts its counterpart (or posts the same direction) fails
+// after HCCL_EXEC_TIMEOUT (WaitForPeers), like a collective with a missing rank.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -59,20 +58,15 @@ struct Transfer {
   std::string failure;
 };
 
-std::string WaitAll(std::vector<MPI_Request>* requests, const char* what) {
-  if (requests->empty()) return "";  // transfers to this rank itself only: no MPI call
-  const int status = MPI_Waitall(static_cast<int>(requests->size()), requests->data(), MPI_STATUSES_IGNORE);
-  requests->clear();
-  return status == MPI_SUCCESS ? "" : std::string(what) + " failed: " + MpiErrorText(status);
-}
-
 }  // namespace
 
 // Every transfer is posted at once (sends and receives of one rank do not block each other,
 // as upstream's BatchSendRecv promises): first all headers, then every agreed payload in
 // chunks. Transfers to this rank itself pair up locally, in order, and are copies.
 std::string RunPointToPoint(Communicator& comm, const Collective& op) {
-  std::vector<Transfer> transfers(op.transfers.size());
+  // Shared with WaitForPeers, which keeps the headers alive if it gives up on them.
+  auto shared_transfers = std::make_shared<std::vector<Transfer>>(op.transfers.size());
+  std::vector<Transfer>& transfers = *shared_transfers;
   std::vector<MPI_Request> requests;
   for (size_t i = 0; i < transfers.size(); ++i) {
     Transfer& t = transfers[i];
@@ -92,7 +86,9 @@ std::string RunPointToPoint(Communicator& comm, const Collective& op) {
     MPI_Irecv(&t.theirs, kHeaderWords, MPI_UINT64_T, static_cast<int>(peer),
               sending ? kPairAnswerTag : kPairHeaderTag, comm.mpi, &requests.back());
   }
-  std::string failure = WaitAll(&requests, "exchanging the point-to-point headers");
+  // Transfers to this rank itself only: no request, no MPI call.
+  std::string failure = WaitForPeers(comm, &requests, "the peers of the point-to-point transfers (their headers)",
+                                     Requests::kPointToPoint, shared_transfers);
   if (!failure.empty()) return failure;
   // The k-th send to itself meets the k-th receive from itself.
   std::vector<Transfer*> own_sends, own_receives;
@@ -140,7 +136,7 @@ std::string RunPointToPoint(Communicator& comm, const Collective& op) {
       }
     }
   }
-  failure = WaitAll(&requests, "moving the point-to-point payloads");
+  failure = WaitForPeers(comm, &requests, "the point-to-point payloads", Requests::kPointToPoint, shared_transfers);
   if (!failure.empty()) return failure;
   for (const Transfer& t : transfers) {
     if (!t.failure.empty()) return t.failure;  // the first, after every agreed transfer is done

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -143,6 +144,139 @@ TEST_F(HcclApiTest, QueriesRefuseNullAndDestroyedCommunicators) {
   EXPECT_EQ(HcclGetRankId(destroyed, &value), HCCL_E_PARA);
   // A handle that never was a communicator.
   EXPECT_EQ(HcclGetRankId(reinterpret_cast<HcclComm>(&value), &value), HCCL_E_PARA);
+}
+
+TEST_F(HcclApiTest, GetCommAsyncErrorCheckOrder) {
+  HcclResult error = HCCL_E_INTERNAL;
+  EXPECT_EQ(HcclGetCommAsyncError(nullptr, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("HcclGetCommAsyncError: comm"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclGetCommAsyncError(comm_, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("asyncError"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclGetCommAsyncError(DestroyedComm(), &error), HCCL_E_PARA);
+  EXPECT_EQ(error, HCCL_E_INTERNAL);
+  EXPECT_EQ(HcclGetCommAsyncError(comm_, &error), HCCL_SUCCESS);
+  EXPECT_EQ(error, HCCL_SUCCESS);
+}
+
+// Upstream's range is [0, 2147483647] seconds; anything else warns and keeps the default.
+TEST(HcclExecTimeout, BadValueWarnsAndUsesTheDefault) {
+  for (const char* bad : {"-1", "2147483648", "1.5", "soon"}) {
+    setenv("HCCL_EXEC_TIMEOUT", bad, 1);
+    HcclRootInfo root;
+    HcclComm comm = nullptr;
+    ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+    testing::internal::CaptureStderr();
+    ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS);
+    const std::string warning = testing::internal::GetCapturedStderr();
+    EXPECT_NE(warning.find(std::string("HCCL_EXEC_TIMEOUT=") + bad), std::string::npos) << warning;
+    EXPECT_NE(warning.find("default 1836 s"), std::string::npos) << warning;
+    EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+  }
+  setenv("HCCL_EXEC_TIMEOUT", "0", 1);  // 0: never time out, accepted silently
+  HcclRootInfo root;
+  HcclComm comm = nullptr;
+  ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(HcclCommInitRootInfo(1, &root, 0, &comm), HCCL_SUCCESS);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+  unsetenv("HCCL_EXEC_TIMEOUT");
+}
+
+TEST(HcclCommConfig, LayoutAndInitMatchUpstream) {
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclBufferSize), 24u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclCommName), 32u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclUdi), 160u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclOpExpansionMode), 288u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclJobID), 304u);
+  EXPECT_EQ(offsetof(HcclCommConfig, aclGraphZeroCopyEnable), 312u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclExecTimeOut), 316u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclAlgo), 320u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclBufferName), 2098u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclQos), 2228u);
+  EXPECT_EQ(offsetof(HcclCommConfig, hcclSymWinMaxMemSizePerRank), 2232u);
+  EXPECT_EQ(sizeof(HcclCommConfig), 2240u);
+  HcclCommConfig config;
+  std::memset(&config, 0x5A, sizeof config);
+  HcclCommConfigInit(&config);
+  HcclCommConfigInit(nullptr);  // ignored, as upstream's
+  size_t size = 0;
+  uint32_t magic = 0, version = 0;
+  std::memcpy(&size, config.reserved, sizeof size);
+  std::memcpy(&magic, config.reserved + 8, sizeof magic);
+  std::memcpy(&version, config.reserved + 12, sizeof version);
+  EXPECT_EQ(size, sizeof(HcclCommConfig));
+  EXPECT_EQ(magic, 0xf0f0f0f0u);
+  EXPECT_EQ(version, 10u);
+  EXPECT_EQ(config.hcclBufferSize, 0xffffffffu);
+  EXPECT_EQ(config.hcclDeterministic, 0xffffffffu);
+  EXPECT_EQ(config.hcclExecTimeOut, -1);
+  EXPECT_EQ(config.hcclCommName[0], '\0');
+  EXPECT_EQ(config.hcclSymWinMaxMemSizePerRank, 16u);
+}
+
+// The singleton: HcclCommInitRootInfoConfig, then sub-communicators of its one rank.
+TEST(HcclCommConfig, InitRootInfoConfigAndSubCommunicatorChecks) {
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  HcclRootInfo root;
+  ASSERT_EQ(HcclGetRootInfo(&root), HCCL_SUCCESS);
+  HcclCommConfig config;
+  HcclCommConfigInit(&config);
+  HcclComm comm = nullptr;
+  EXPECT_EQ(HcclCommInitRootInfoConfig(1, nullptr, 0, &config, &comm), HCCL_E_PTR);
+  EXPECT_EQ(HcclCommInitRootInfoConfig(1, &root, 0, nullptr, &comm), HCCL_E_PTR);
+  EXPECT_EQ(HcclCommInitRootInfoConfig(1, &root, 0, &config, nullptr), HCCL_E_PTR);
+  HcclCommConfig garbage;
+  std::memset(&garbage, 0, sizeof garbage);
+  EXPECT_EQ(HcclCommInitRootInfoConfig(1, &root, 0, &garbage, &comm), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("HcclCommConfigInit"), std::string::npos) << LastMessage();
+  config.hcclDeterministic = 3;
+  EXPECT_EQ(HcclCommInitRootInfoConfig(1, &root, 0, &config, &comm), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("hcclDeterministic"), std::string::npos) << LastMessage();
+  config.hcclDeterministic = 1;
+  config.hcclExecTimeOut = -2;
+  EXPECT_EQ(HcclCommInitRootInfoConfig(1, &root, 0, &config, &comm), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("hcclExecTimeOut"), std::string::npos) << LastMessage();
+  config.hcclExecTimeOut = 5;
+  config.hcclBufferSize = 50;  // accepted and ignored
+  ASSERT_EQ(HcclCommInitRootInfoConfig(1, &root, 0, &config, &comm), HCCL_SUCCESS);
+
+  uint32_t ids[2] = {0, 0};
+  HcclComm sub = nullptr;
+  EXPECT_EQ(HcclCreateSubCommConfig(nullptr, 1, ids, 1, 0, &config, &sub), HCCL_E_PTR);
+  HcclComm null_comm = nullptr;
+  EXPECT_EQ(HcclCreateSubCommConfig(&null_comm, 1, ids, 1, 0, &config, &sub), HCCL_E_PTR);
+  EXPECT_EQ(HcclCreateSubCommConfig(&comm, 1, ids, 1, 0, nullptr, &sub), HCCL_E_PTR);
+  EXPECT_EQ(HcclCreateSubCommConfig(&comm, 1, ids, 1, 0, &config, nullptr), HCCL_E_PTR);
+  EXPECT_EQ(HcclCreateSubCommConfig(&comm, 2, ids, 1, 0, &config, &sub), HCCL_E_PARA);  // duplicates, > size
+  EXPECT_NE(LastMessage().find("rankNum 2"), std::string::npos) << LastMessage();
+  ids[0] = 1;
+  EXPECT_EQ(HcclCreateSubCommConfig(&comm, 1, ids, 1, 0, &config, &sub), HCCL_E_PARA);  // out of range
+  EXPECT_NE(LastMessage().find("rankIds[0] = 1"), std::string::npos) << LastMessage();
+  ids[0] = 0;
+  EXPECT_EQ(HcclCreateSubCommConfig(&comm, 1, ids, 1, 1, &config, &sub), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("subCommRankId 1"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclCreateSubCommConfig(&comm, 1, nullptr, 1, 0, &config, &sub), HCCL_E_PARA);
+  // Joining none: a null handle.
+  sub = reinterpret_cast<HcclComm>(&ids);
+  EXPECT_EQ(HcclCreateSubCommConfig(&comm, 0, nullptr, 0xFFFFFFFF, 0, &config, &sub), HCCL_SUCCESS);
+  EXPECT_EQ(sub, nullptr);
+  ASSERT_EQ(HcclCreateSubCommConfig(&comm, 1, ids, 7, 0, &config, &sub), HCCL_SUCCESS) << LastMessage();
+  uint32_t value = 9;
+  EXPECT_EQ(HcclGetRankSize(sub, &value), HCCL_SUCCESS);
+  EXPECT_EQ(value, 1u);
+  std::vector<float> data = {1.0f, 2.0f}, out(2, 0.0f);
+  ASSERT_EQ(HcclAllReduce(data.data(), out.data(), 2, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, sub, stream), HCCL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(out, data);
+  EXPECT_EQ(HcclCommDestroy(sub), HCCL_SUCCESS);
+  EXPECT_EQ(HcclCommDestroy(comm), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
 }
 
 TEST_F(HcclApiTest, DestroyRefusesNullAndDestroyed) {
@@ -578,6 +712,25 @@ TEST_F(HcclApiTest, BatchSendRecvCheckOrder) {
   ASSERT_EQ(HcclBatchSendRecv(items, 2, comm_, stream_), HCCL_SUCCESS);
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS) << LastMessage();
   EXPECT_EQ(out[2], 3);
+}
+
+TEST_F(HcclApiTest, GroupEndWithoutStartAndNesting) {
+  EXPECT_EQ(HcclGroupEnd(), HCCL_E_NOT_SUPPORT);
+  EXPECT_NE(LastMessage().find("HcclGroupEnd: no group is open"), std::string::npos) << LastMessage();
+  std::vector<float> data = {1.0f, 2.0f}, out(2, -1.0f);
+  ASSERT_EQ(HcclGroupStart(), HCCL_SUCCESS);
+  ASSERT_EQ(HcclGroupStart(), HCCL_SUCCESS);
+  // Checked at the call, inside the group too; a refused call records nothing.
+  EXPECT_EQ(HcclAllReduce(data.data(), out.data(), 2, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, nullptr),
+            HCCL_E_PTR);
+  ASSERT_EQ(HcclAllReduce(data.data(), out.data(), 2, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm_, stream_),
+            HCCL_SUCCESS);
+  EXPECT_EQ(HcclGroupEnd(), HCCL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(out[1], -1.0f) << "issued before the outermost HcclGroupEnd";
+  EXPECT_EQ(HcclGroupEnd(), HCCL_SUCCESS);
+  EXPECT_EQ(out[1], 2.0f) << "HcclGroupEnd waits for the grouped collectives";
+  EXPECT_EQ(HcclGroupEnd(), HCCL_E_NOT_SUPPORT);
 }
 
 TEST_F(HcclApiTest, SingletonCollectivesRunInStreamOrder) {

@@ -6,7 +6,8 @@
 //                         the 4108 bytes, HcclCommInitRootInfo), then AllReduce,
 //                         ReduceScatter(V) and Reduce for every type and op, AllGather(V),
 //                         Broadcast and Scatter from every root, Barrier,
-//                         a Send/Recv ring, BatchSendRecv, AlltoAll, AlltoAllV with uneven
+//                         a Send/Recv ring (also inside a group), sub-communicators
+//                         (pairs running different collectives; bad rank lists), BatchSendRecv, AlltoAll, AlltoAllV with uneven
 //                         blocks, stream
 //                         order with operator work before and after,
 //                         the default and deterministic floating sums
@@ -26,6 +27,11 @@
 //   nan-max-min           MAX/MIN of every float type propagate a NaN from any rank (AllReduce,
 //                         ReduceScatter, Reduce, ReduceScatterV)
 //   fault exit|abort      the last rank dies before a collective; mpirun must end the job
+//   exec-timeout          HCCL_EXEC_TIMEOUT=1: a Recv whose Send never comes (on a sub-communicator
+//                         whose config sets hcclExecTimeOut=1 over HCCL_EXEC_TIMEOUT=0) and a
+//                         collective the last rank skips fail on the waiting ranks within the
+//                         timeout and a margin; HcclGetCommAsyncError before and after; later
+//                         calls fail
 #include <mpi.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -553,6 +559,106 @@ void CheckSendRecvRing(HcclComm comm, aclrtStream stream, HcclDataType type, uin
   EXPECT(ones[1] == g_size, "AllReduce after point-to-point operations: %d", ones[1]);
 }
 
+// The same ring inside a group, every rank sending first (outside a group each Send would
+// wait for a Recv queued behind its neighbour's Send), and an AllReduce in the group too;
+// the group is nested once (only the outer HcclGroupEnd issues it).
+template <typename T>
+void CheckGroupRing(HcclComm comm, aclrtStream stream, HcclDataType type, uint64_t count) {
+  const int next = (g_rank + 1) % g_size, previous = (g_rank + g_size - 1) % g_size;
+  std::vector<T> out(count), in(count, T{});
+  for (uint64_t i = 0; i < count; ++i) out[i] = PairValue<T>(g_rank, next, i);
+  std::vector<int32_t> ones(2, 1);
+  REQUIRE_HCCL(HcclGroupStart());
+  REQUIRE_HCCL(HcclAllReduce(ones.data(), ones.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream));
+  REQUIRE_HCCL(HcclGroupStart());
+  if (g_size > 1) {
+    REQUIRE_HCCL(HcclSend(out.data(), count, type, static_cast<uint32_t>(next), comm, stream));
+    REQUIRE_HCCL(HcclRecv(in.data(), count, type, static_cast<uint32_t>(previous), comm, stream));
+  }
+  REQUIRE_HCCL(HcclGroupEnd());
+  EXPECT(ones[1] == 1, "a grouped AllReduce ran before HcclGroupEnd");
+  REQUIRE_HCCL(HcclGroupEnd());
+  EXPECT(ones[1] == g_size, "grouped AllReduce (HcclGroupEnd waits for it): %d", ones[1]);
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  for (uint64_t i = 0; g_size > 1 && i < count; ++i) {
+    if (in[i] != PairValue<T>(previous, g_rank, i)) {
+      Failure("grouped ring type %d count %llu: element %llu from rank %d is wrong", type,
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(i), previous);
+      break;
+    }
+  }
+}
+
+// HcclCreateSubCommConfig: pairs {0,1}, {2,3} (an odd last rank joins none) made at once;
+// pair 0 runs an AllReduce and a Send/Recv, pair 1 an AllGather, concurrently. Then a
+// duplicate in rank 0's list and an out-of-range rank in the last rank's list: every rank
+// of the parent gets HCCL_E_PARA, and the parent still works.
+void CheckSubCommunicators(HcclComm comm, aclrtStream stream) {
+  HcclCommConfig config;
+  HcclCommConfigInit(&config);
+  config.hcclDeterministic = 1;
+  const uint32_t pair = static_cast<uint32_t>(g_rank / 2);
+  const bool joins = 2 * pair + 1 < static_cast<uint32_t>(g_size) || g_size == 1;
+  uint32_t ids[2] = {2 * pair, 2 * pair + 1};
+  const uint32_t members = g_size == 1 ? 1 : 2;
+  HcclComm sub = nullptr;
+  REQUIRE_HCCL(HcclCreateSubCommConfig(&comm, members, joins ? ids : nullptr, joins ? pair : 0xFFFFFFFF,
+                                       static_cast<uint32_t>(g_rank) % 2, &config, &sub));
+  EXPECT(joins == (sub != nullptr), "rank %d: sub-communicator %p", g_rank, sub);
+  if (sub != nullptr) {
+    uint32_t size = 0, rank = 9;
+    EXPECT(HcclGetRankSize(sub, &size) == HCCL_SUCCESS && size == members, "sub rank size %u", size);
+    EXPECT(HcclGetRankId(sub, &rank) == HCCL_SUCCESS && rank == static_cast<uint32_t>(g_rank) % 2, "sub rank %u",
+           rank);
+    std::vector<int32_t> mine(3, g_rank + 1), gathered(6, -1), received(3, -1);
+    if (pair == 0) {
+      REQUIRE_HCCL(HcclAllReduce(mine.data(), mine.data(), 3, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, sub, stream));
+      if (members == 2 && rank == 0) REQUIRE_HCCL(HcclSend(mine.data(), 3, HCCL_DATA_TYPE_INT32, 1, sub, stream));
+      if (members == 2 && rank == 1) REQUIRE_HCCL(HcclRecv(received.data(), 3, HCCL_DATA_TYPE_INT32, 0, sub, stream));
+    } else {
+      REQUIRE_HCCL(HcclAllGather(mine.data(), gathered.data(), 3, HCCL_DATA_TYPE_INT32, sub, stream));
+    }
+    REQUIRE_ACL(aclrtSynchronizeStream(stream));
+    if (pair == 0) {
+      const int32_t sum = members == 2 ? 3 : 1;
+      EXPECT(mine[2] == sum, "pair 0 AllReduce: %d, expected %d", mine[2], sum);
+      EXPECT(members == 1 || rank == 0 || received[0] == 3, "pair 0 Send/Recv: %d", received[0]);
+    } else {
+      EXPECT(gathered[0] == 3 && gathered[5] == 4, "pair 1 AllGather: %d %d", gathered[0], gathered[5]);
+    }
+    EXPECT(HcclCommDestroy(sub) == HCCL_SUCCESS, "HcclCommDestroy(sub)");
+  }
+  if (g_size > 1) {
+    const uint32_t all_but_last = static_cast<uint32_t>(g_size) - 1;
+    std::vector<uint32_t> list(static_cast<size_t>(g_size));
+    for (uint32_t r = 0; r < static_cast<uint32_t>(g_size); ++r) list[r] = r;
+    for (int bad = 0; bad < 2; ++bad) {
+      std::vector<uint32_t> theirs = list;
+      if (bad == 0 && g_rank == 0) theirs[1] = 0;                           // a duplicate
+      if (bad == 1 && g_rank == g_size - 1) theirs[0] = all_but_last + 5;  // out of range
+      const HcclResult status = HcclCreateSubCommConfig(&comm, static_cast<uint32_t>(g_size), theirs.data(), 9,
+                                                        static_cast<uint32_t>(g_rank), &config, &sub);
+      EXPECT(status == HCCL_E_PARA, "bad list %d: every rank must get HCCL_E_PARA, got %d (%s)", bad, status,
+             aclGetRecentErrMsg());
+    }
+    // The config's hcclDeterministic is honoured: on rank 0 only, an FP32 AllReduce is a
+    // mismatch that every rank reports.
+    config.hcclDeterministic = g_rank == 0 ? 1 : 0;
+    REQUIRE_HCCL(HcclCreateSubCommConfig(&comm, static_cast<uint32_t>(g_size), list.data(), 10,
+                                         static_cast<uint32_t>(g_rank), &config, &sub));
+    std::vector<float> halves(2, 0.5f);
+    REQUIRE_HCCL(HcclAllReduce(halves.data(), halves.data(), 2, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, sub, stream));
+    EXPECT(aclrtSynchronizeStream(stream) == ACL_ERROR_RT_FAILURE &&
+               std::strstr(aclGetRecentErrMsg(), "deterministic") != nullptr,
+           "hcclDeterministic 1 on rank 0 only must be a mismatch: %s", aclGetRecentErrMsg());
+    EXPECT(HcclCommDestroy(sub) == HCCL_SUCCESS, "HcclCommDestroy(sub)");
+  }
+  std::vector<int32_t> ones(2, 1);
+  REQUIRE_HCCL(HcclAllReduce(ones.data(), ones.data(), 2, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  EXPECT(ones[1] == g_size, "the parent after sub-communicators: %d", ones[1]);
+}
+
 // From every root: block r of the root's sendBuf (PairValue(root, r, i)) lands in rank r's
 // recvBuf; other ranks pass a null sendBuf. In place: the root's recvBuf is its own block.
 template <typename T>
@@ -806,6 +912,8 @@ void RunCollectives() {
   CheckSendRecvRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);
   CheckSendRecvRing<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, 5);
   CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
+  CheckGroupRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);  // chunked in the chunked run
+  CheckSubCommunicators(comm, device.stream);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
   CheckAlltoAll<uint16_t>(comm, device.stream, HCCL_DATA_TYPE_BFP16, 3);
@@ -1079,6 +1187,74 @@ void RunFault(const std::string& how) {
 }
 
 
+// HCCL_EXEC_TIMEOUT=1 (tests/hccl/CMakeLists.txt). Waiting ranks must fail within the
+// timeout plus a margin, name HCCL_EXEC_TIMEOUT, and leave the communicator broken.
+void ExpectTimedOut(HcclComm comm, aclrtStream stream, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
+  const aclError status = aclrtSynchronizeStream(stream);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT(status == ACL_ERROR_RT_FAILURE, "%s: aclrtSynchronizeStream returned %d", what, status);
+  EXPECT(std::strstr(aclGetRecentErrMsg(), "HCCL_EXEC_TIMEOUT=1 s") != nullptr, "%s: message: %s", what,
+         aclGetRecentErrMsg());
+  EXPECT(seconds > 0.9 && seconds < 4.0, "%s: failed after %.2f s, expected about 1 s", what, seconds);
+  HcclResult async_error = HCCL_SUCCESS;
+  EXPECT(HcclGetCommAsyncError(comm, &async_error) == HCCL_SUCCESS && async_error == HCCL_E_TIMEOUT,
+         "%s: HcclGetCommAsyncError gave %d", what, async_error);
+  // Broken: the next operation is refused at once with the stored error.
+  std::vector<float> data(4, 1.0f);
+  EXPECT(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream) ==
+             HCCL_E_TIMEOUT, "%s: an AllReduce on the broken communicator was accepted", what);
+  EXPECT(std::strstr(aclGetRecentErrMsg(), "broken") != nullptr, "%s: message: %s", what, aclGetRecentErrMsg());
+}
+
+void RunExecTimeout() {
+  Device device;
+  if (!device.Open()) return Failure("runtime setup: %s", aclGetRecentErrMsg());
+  HcclComm everyone = CannStyleInit();
+  if (everyone == nullptr) return;
+  // `pairs`: a sub-communicator of every rank whose config's hcclExecTimeOut (1 s) must win
+  // over HCCL_EXEC_TIMEOUT=0 (for ever) in the environment.
+  setenv("HCCL_EXEC_TIMEOUT", "0", 1);
+  HcclCommConfig config;
+  HcclCommConfigInit(&config);
+  config.hcclExecTimeOut = 1;
+  std::vector<uint32_t> ranks(static_cast<size_t>(g_size));
+  for (int r = 0; r < g_size; ++r) ranks[r] = static_cast<uint32_t>(r);
+  HcclComm pairs = nullptr;
+  const HcclResult made = HcclCreateSubCommConfig(&everyone, static_cast<uint32_t>(g_size), ranks.data(), 1,
+                                                  static_cast<uint32_t>(g_rank), &config, &pairs);
+  setenv("HCCL_EXEC_TIMEOUT", "1", 1);
+  REQUIRE_HCCL(made);
+  HcclResult async_error = HCCL_E_INTERNAL;
+  EXPECT(HcclGetCommAsyncError(everyone, &async_error) == HCCL_SUCCESS && async_error == HCCL_SUCCESS,
+         "HcclGetCommAsyncError before any error gave %d", async_error);
+  // A correct collective is not slowed down by the polling.
+  std::vector<float> data(4, 1.0f);
+  REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, everyone,
+                             device.stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(device.stream));
+  EXPECT(data[0] == static_cast<float>(g_size), "AllReduce before the timeouts: %g", data[0]);
+  // Rank 1 receives from rank 0, which never sends.
+  if (g_rank == 1) {
+    std::vector<int32_t> landing(3, -7);
+    REQUIRE_HCCL(HcclRecv(landing.data(), 3, HCCL_DATA_TYPE_INT32, 0, pairs, device.stream));
+    ExpectTimedOut(pairs, device.stream, "Recv without a Send");
+    EXPECT(landing[0] == -7, "a timed-out Recv wrote its buffer");
+  }
+  // The last rank skips the collective the others issue.
+  if (g_rank != g_size - 1) {
+    REQUIRE_HCCL(HcclAllReduce(data.data(), data.data(), 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, everyone,
+                               device.stream));
+    ExpectTimedOut(everyone, device.stream, "AllReduce the last rank skipped");
+  } else {
+    EXPECT(HcclGetCommAsyncError(everyone, &async_error) == HCCL_SUCCESS && async_error == HCCL_SUCCESS,
+           "the rank that skipped: HcclGetCommAsyncError gave %d", async_error);
+  }
+  EXPECT(HcclCommDestroy(pairs) == HCCL_SUCCESS, "HcclCommDestroy (pairs): %s", aclGetRecentErrMsg());
+  EXPECT(HcclCommDestroy(everyone) == HCCL_SUCCESS, "HcclCommDestroy (everyone): %s", aclGetRecentErrMsg());
+  device.Close();
+}
+
 // Review item 6: a collective the runtime refuses (a destroyed stream) returns an error and
 // leaves the communicator as it was: the next collectives work on every rank.
 void RunRefusedRetry() {
@@ -1244,6 +1420,8 @@ int main(int argc, char** argv) {
     RunTwoStreamsInIssueOrder();
   } else if (scenario == "nan-max-min") {
     RunNanMaxMin();
+  } else if (scenario == "exec-timeout") {
+    RunExecTimeout();
   } else if (scenario == "fault" && argc > 2) {
     RunFault(argv[2]);
   } else {
