@@ -184,9 +184,9 @@ OA_KERNEL_HELPER void BackwardRow(const T* HWY_RESTRICT x, const T* HWY_RESTRICT
 // the row's coefficients rounded to fp32. Against the f64 value that lies within
 // kDxErrorUnits * 2^-24 of its terms' magnitudes |rstd w dy| + |rstd k| (|x| + |mean|) +
 // |rstd a| (+ |addend|): the coefficients' and weight's roundings, x - mean, the products and
-// sums (at most six units with fused multiply-adds, seven without). A vector with a lane that close
-// to a rounding midpoint goes through BackwardRow's f64 path, so every dx is the f64 value
-// rounded once, as without this path. Returns the elements done (a multiple of the vector);
+// sums (at most six units with fused multiply-adds, seven without). A vector with a lane that
+// close to a rounding midpoint goes through BackwardRow's f64 path, so every dx is the f64
+// value rounded once, as without this path. Returns the elements done (a multiple of the vector);
 // BackwardRow does the rest of the row. The column sums stay BackwardRow's, in f64.
 constexpr int kDxErrorUnits = 8;
 

@@ -145,7 +145,8 @@ struct RowNormPlan {
   bool stream_out = false;
   // Backward rows with a 16-bit gradInput and per-lane weights: gradInput is computed in fp32
   // where that provably rounds as the float64 value does (BackwardRowFromFloat), which needs
-  // the weights as fp32 too (exact for fp32 and narrower weights; the error bound allows a rounding).
+  // the weights as fp32 too (exact for fp32 and narrower weights; the error bound allows one
+  // rounding).
   bool float_weights = false;
   int max_threads = 1;  // scheduling only
 
