@@ -279,34 +279,42 @@ HCCL_API HcclResult HcclCommInitClusterInfo(const char* clusterInfo, uint32_t ra
               "and HcclCommInitRootInfo under mpirun", rank, clusterInfo);
 }
 
+namespace oa {
+namespace hccl {
+namespace {
+
+// The queries' checks in upstream's order: comm, then the output (both HCCL_E_PTR); a stale
+// handle: HCCL_E_PARA. On success *found is the communicator.
+HcclResult CheckQuery(const char* api, HcclComm comm, const char* output, const void* pointer,
+                      std::shared_ptr<Communicator>* found) {
+  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
+  if (HcclResult status = CheckPointer(api, output, pointer)) return status;
+  return CheckCommunicator(api, comm, found);
+}
+
+}  // namespace
+}  // namespace hccl
+}  // namespace oa
+
 HCCL_API HcclResult HcclGetRankSize(HcclComm comm, uint32_t* rankSize) {
-  using namespace oa::hccl;
-  if (comm == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankSize: comm must not be null");
-  if (rankSize == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankSize: rankSize must not be null");
-  std::shared_ptr<Communicator> found = FindCommunicator(comm);
-  if (!found) return NotACommunicator("HcclGetRankSize", comm);
+  std::shared_ptr<oa::hccl::Communicator> found;
+  if (HcclResult status = oa::hccl::CheckQuery("HcclGetRankSize", comm, "rankSize", rankSize, &found)) return status;
   *rankSize = found->size;
   return HCCL_SUCCESS;
 }
 
 HCCL_API HcclResult HcclGetRankId(HcclComm comm, uint32_t* rank) {
-  using namespace oa::hccl;
-  if (comm == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankId: comm must not be null");
-  if (rank == nullptr) return Fail(HCCL_E_PTR, "HcclGetRankId: rank must not be null");
-  std::shared_ptr<Communicator> found = FindCommunicator(comm);
-  if (!found) return NotACommunicator("HcclGetRankId", comm);
+  std::shared_ptr<oa::hccl::Communicator> found;
+  if (HcclResult status = oa::hccl::CheckQuery("HcclGetRankId", comm, "rank", rank, &found)) return status;
   *rank = found->rank;
   return HCCL_SUCCESS;
 }
 
-// Upstream's order: comm, then asyncError (both HCCL_E_PTR); a stale handle: HCCL_E_PARA.
 HCCL_API HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult* asyncError) {
-  using namespace oa::hccl;
-  static const char* const api = "HcclGetCommAsyncError";
-  if (HcclResult status = CheckPointer(api, "comm", comm)) return status;
-  if (HcclResult status = CheckPointer(api, "asyncError", asyncError)) return status;
-  std::shared_ptr<Communicator> found;
-  if (HcclResult status = CheckCommunicator(api, comm, &found)) return status;
+  std::shared_ptr<oa::hccl::Communicator> found;
+  if (HcclResult status = oa::hccl::CheckQuery("HcclGetCommAsyncError", comm, "asyncError", asyncError, &found)) {
+    return status;
+  }
   *asyncError = found->AsyncError();
   return HCCL_SUCCESS;
 }
