@@ -48,6 +48,18 @@ TEST(GuardedBuffer, DetectsWritesIntoGapsBeforeAndAfter) {
     EXPECT_FALSE(result);
     EXPECT_NE(std::string(result.message()).find("byte offset 10"), std::string::npos) << result.message();
   }
+  {
+    // The guards are compared in 64-byte chunks: the trailing one of a 10-byte view starts
+    // off a chunk boundary; a change in its last byte and in the leading guard's first byte
+    // are both counted, and the first is named.
+    support::GuardedBuffer buffer(sizeof(uint16_t), {5}, {}, 64);
+    buffer.as<uint8_t>()[-64] ^= 0xFF;
+    buffer.as<uint8_t>()[10 + 63] ^= 0xFF;
+    const auto result = buffer.GuardsIntact();
+    EXPECT_FALSE(result);
+    EXPECT_NE(std::string(result.message()).find("2 guard bytes changed; first at byte offset -64"), std::string::npos)
+        << result.message();
+  }
 }
 
 TEST(Compare, BitwiseEqualNamesTheFirstMismatch) {
