@@ -19,7 +19,7 @@ help:
 	@echo "make test-large - the slow tier (large problems)"
 	@echo "make test-aarch64 - cross-build for AArch64, run the unit tests under qemu-aarch64 on NEON and SVE/SVE2 (128, 256, 512 bits)"
 	@echo "make package - Debian packages openaclnn, openaclnn-dev, openaclnn-hccl and openaclnn-hccl-dev in build/packages/"
-	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe; the SyncBN step at W = 1, 2"
+	@echo "make bench  - benchmarks: us vs PyTorch / oneDNN vs the copy-bandwidth probe; the SyncBN step at W = 1, 2; every HCCL collective at W = 1, 2, 4"
 	@echo "make fuzz   - every libFuzzer target for FUZZ_SECONDS (default 60) each, ASan+UBSan"
 	@echo "make mutation-check - apply small realistic bugs one at a time; every one must make a test fail"
 
@@ -143,6 +143,12 @@ bench: deps-bench
 	  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np $$ranks \
 	    build/release/examples/sync_batch_norm/example_sync_batch_norm --shape $$((16 / ranks)),64,28,28 --time 20 \
 	    | grep '^timing'; \
+	done
+	@echo; echo "=== HCCL collectives (bench/hccl): median time per call at W = 1, 2, 4, the slowest rank's"
+	@for ranks in 1 2 4; do \
+	  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1 \
+	    mpirun --oversubscribe -np $$ranks build/release/bench/hccl/openaclnn_hccl_timing \
+	    --csv $(BENCH_OUT)/csv/hccl_timing_w$$ranks.csv; \
 	done
 	@echo; echo "=== PyTorch extension (bench/pytorch): a U-Net training step and per-call cost, stock vs openaclnn.torch"
 	@cmake -DBUILD_DIR=build/release -DPREFIX=build/release/pytorch-prefix -P tests/pytorch/install_prefix.cmake >/dev/null

@@ -20,3 +20,17 @@ function(openaclnn_add_tier_targets)
     add_dependencies(openaclnn_tests_${tier_label} ${tier_programs})
   endforeach()
 endfunction()
+
+# openaclnn_sanitize_mpi_tests(<label> <test>...): in an AddressSanitizer tree, the sanitizer
+# tier (label <label>) also runs these mpirun tests. LeakSanitizer then ignores only what
+# Open MPI's own libraries keep until exit (tests/hccl/lsan-open-mpi.supp); for the
+# suppressions to see those libraries, Open MPI keeps its components loaded and the
+# allocation stacks are unwound in full.
+function(openaclnn_sanitize_mpi_tests label)
+  if(NOT OPENACLNN_SANITIZE MATCHES "address")
+    return()
+  endif()
+  set_property(TEST ${ARGN} APPEND PROPERTY LABELS ${label})
+  set_property(TEST ${ARGN} APPEND PROPERTY ENVIRONMENT OMPI_MCA_mca_base_component_disable_dlclose=1
+    "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../tests/hccl/lsan-open-mpi.supp:print_suppressions=0:fast_unwind_on_malloc=0")
+endfunction()

@@ -40,17 +40,7 @@
 #include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
 #include "aclnnop/aclnn_fast_batch_norm_backward.h"
-#include "hccl/hccl.h"
-
-#define CHECK(cond, ...)                              \
-  do {                                                \
-    if (!(cond)) {                                    \
-      std::printf("rank %d: ", g_rank);               \
-      std::printf(__VA_ARGS__);                       \
-      std::printf(" (%s)\n", aclGetRecentErrMsg());   \
-      return 1;                                       \
-    }                                                 \
-  } while (0)
+#include "../common/mpi_example.h"  // CHECK, g_rank / g_size, the communicator
 
 namespace {
 
@@ -58,7 +48,6 @@ namespace {
 int64_t kC = 3, kH = 4, kW = 5;
 int64_t g_equal_batch = -1;  // -1: the unequal batches of BatchOf
 const double kEps = 1e-5, kMomentum = 0.1;
-int g_rank = 0, g_size = 1;
 bool g_bf16 = false, g_channels_last = false;
 
 // Rank r's batch: unequal sizes, and rank 1's is empty when there are several ranks.
@@ -238,15 +227,10 @@ int Compare(const char* what, const std::vector<float>& got, const std::vector<f
 }
 
 int Run(bool print_digest, int timed_steps) {
-  CHECK(aclInit(nullptr) == ACL_SUCCESS, "aclInit");
-  CHECK(aclrtSetDevice(0) == ACL_SUCCESS, "aclrtSetDevice");
-  aclrtStream stream = nullptr;
-  CHECK(aclrtCreateStream(&stream) == ACL_SUCCESS, "aclrtCreateStream");
-  HcclRootInfo root_info;
-  if (g_rank == 0) CHECK(HcclGetRootInfo(&root_info) == HCCL_SUCCESS, "HcclGetRootInfo");
-  MPI_Bcast(&root_info, HCCL_ROOT_INFO_BYTES, MPI_CHAR, 0, MPI_COMM_WORLD);
+  Launcher launch;  // its stream is the rank's one stream
   HcclComm comm = nullptr;
-  CHECK(HcclCommInitRootInfo(g_size, &root_info, g_rank, &comm) == HCCL_SUCCESS, "HcclCommInitRootInfo");
+  if (Join(&launch, &comm)) return 1;
+  aclrtStream stream = launch.stream;
 
   // ---- this rank's data and parameters
   const int64_t n = BatchOf(g_rank);
@@ -527,11 +511,7 @@ int Run(bool print_digest, int timed_steps) {
                   save_invstd.data, ref_grad_weight.data, ref_grad_bias.data}) {
     aclrtFree(p);
   }
-  CHECK(HcclCommDestroy(comm) == HCCL_SUCCESS, "HcclCommDestroy");
-  CHECK(aclrtDestroyStream(stream) == ACL_SUCCESS, "aclrtDestroyStream");
-  CHECK(aclrtResetDevice(0) == ACL_SUCCESS, "aclrtResetDevice");
-  CHECK(aclFinalize() == ACL_SUCCESS, "aclFinalize");
-  return 0;
+  return Leave(&launch, comm);
 }
 
 const char kUsage[] =

@@ -1,7 +1,8 @@
 // HcclGroupStart and HcclGroupEnd: operations issued between them are recorded (after their
 // argument checks) and issued together at the outermost HcclGroupEnd, as upstream's
 // hccl_group does: per communicator, in the order the communicators were first used, every
-// Send and Recv (and BatchSendRecv item) as one batch on the stream of the first of them,
+// Send and Recv (and BatchSendRecv item) as one batch on the stream of the first of them (events
+// keep the other streams' order around it),
 // then the collectives in the order they were called. Every transfer of a batch is posted
 // at once, so a ring of Sends and Recvs inside a group cannot deadlock.
 #include <algorithm>
@@ -25,6 +26,25 @@ struct Deferred {
 std::mutex g_group_mutex;
 int g_group_depth = 0;              // guarded by g_group_mutex
 std::vector<Deferred> g_deferred;   // guarded by g_group_mutex
+
+// Makes `waiting` wait for what `recorded` has queued so far (an event recorded on one,
+// waited for on the other; destroying it at once is safe: the queued tasks own its marker).
+HcclResult OrderStreams(aclrtStream recorded, aclrtStream waiting) {
+  aclrtEvent event = nullptr;
+  if (aclrtCreateEvent(&event) != ACL_SUCCESS) {
+    return Fail(HCCL_E_RUNTIME, "HcclGroupEnd: could not order the point-to-point batch across streams: %s",
+                aclGetRecentErrMsg());
+  }
+  const bool ordered =
+      aclrtRecordEvent(event, recorded) == ACL_SUCCESS && aclrtStreamWaitEvent(waiting, event) == ACL_SUCCESS;
+  const std::string failure = ordered ? "" : aclGetRecentErrMsg();
+  aclrtDestroyEvent(event);
+  if (!ordered) {
+    return Fail(HCCL_E_RUNTIME, "HcclGroupEnd: could not order the point-to-point batch across streams: %s",
+                failure.c_str());
+  }
+  return HCCL_SUCCESS;
+}
 
 }  // namespace
 
@@ -67,14 +87,25 @@ HCCL_API HcclResult HcclGroupEnd(void) {
   std::vector<aclrtStream> collective_streams;
   for (HcclComm comm : communicators) {
     Collective batch{Kind::kBatchSendRecv, nullptr, nullptr, 0, HCCL_DATA_TYPE_INT8, HCCL_REDUCE_SUM, 0, false, 0};
-    aclrtStream batch_stream = nullptr;
+    std::vector<aclrtStream> batch_streams;  // the first one runs the batch
     for (const Deferred& d : deferred) {
       if (d.comm != comm || !PointToPoint(d.op.kind)) continue;
-      if (batch_stream == nullptr) batch_stream = d.stream;
+      if (std::find(batch_streams.begin(), batch_streams.end(), d.stream) == batch_streams.end()) {
+        batch_streams.push_back(d.stream);
+      }
       batch.transfers.insert(batch.transfers.end(), d.op.transfers.begin(), d.op.transfers.end());
     }
-    if (batch_stream != nullptr) {
+    if (!batch_streams.empty()) {
+      // Each transfer keeps its own stream's order: the batch starts after what the other
+      // streams queued before the group ended, and their later work waits for the batch.
+      const aclrtStream batch_stream = batch_streams.front();
+      for (size_t i = 1; i < batch_streams.size(); ++i) {
+        if (HcclResult status = OrderStreams(batch_streams[i], batch_stream)) return status;
+      }
       if (HcclResult status = Enqueue("HcclGroupEnd", comm, batch_stream, batch)) return status;
+      for (size_t i = 1; i < batch_streams.size(); ++i) {
+        if (HcclResult status = OrderStreams(batch_stream, batch_streams[i])) return status;
+      }
     }
     for (const Deferred& d : deferred) {
       if (d.comm != comm || PointToPoint(d.op.kind)) continue;

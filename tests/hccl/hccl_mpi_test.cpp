@@ -589,6 +589,42 @@ void CheckGroupRing(HcclComm comm, aclrtStream stream, HcclDataType type, uint64
   }
 }
 
+// A group whose Recv is issued on stream A and whose Send on stream B: the batch runs on A,
+// yet B's order holds both ways. The Send's payload is written by B's earlier work, queued
+// behind a 64 MiB copy so that it is still pending when the group ends; B's later copy of
+// the received data must see it. Without the cross-stream ordering the batch sends the
+// unwritten payload and B copies before anything arrived.
+void CheckGroupAcrossStreams(HcclComm comm) {
+  if (g_size == 1) return;  // a rank cannot send to itself
+  const int next = (g_rank + 1) % g_size, previous = (g_rank + g_size - 1) % g_size;
+  const uint64_t count = 4096;
+  aclrtStream a = nullptr, b = nullptr;
+  REQUIRE_ACL(aclrtCreateStream(&a));
+  REQUIRE_ACL(aclrtCreateStream(&b));
+  std::vector<int32_t> payload(count), out(count, -1), in(count, -1), copy(count, -1);
+  for (uint64_t i = 0; i < count; ++i) payload[i] = PairValue<int32_t>(g_rank, next, i);
+  std::vector<unsigned char> big_from(64 << 20, 1), big_to(64 << 20);
+  REQUIRE_ACL(aclrtMemcpyAsync(big_to.data(), big_to.size(), big_from.data(), big_from.size(),
+                               ACL_MEMCPY_HOST_TO_DEVICE, b));
+  REQUIRE_ACL(aclrtMemcpyAsync(out.data(), count * 4, payload.data(), count * 4, ACL_MEMCPY_HOST_TO_DEVICE, b));
+  REQUIRE_HCCL(HcclGroupStart());
+  REQUIRE_HCCL(HcclRecv(in.data(), count, HCCL_DATA_TYPE_INT32, static_cast<uint32_t>(previous), comm, a));
+  REQUIRE_HCCL(HcclSend(out.data(), count, HCCL_DATA_TYPE_INT32, static_cast<uint32_t>(next), comm, b));
+  REQUIRE_HCCL(HcclGroupEnd());
+  REQUIRE_ACL(aclrtMemcpyAsync(copy.data(), count * 4, in.data(), count * 4, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
+  REQUIRE_ACL(aclrtSynchronizeStream(b));  // B alone: its copy must already hold the data
+  for (uint64_t i = 0; i < count; ++i) {
+    if (copy[i] != PairValue<int32_t>(previous, g_rank, i)) {
+      Failure("group across streams: element %llu copied on the Send's stream is %d, expected %d (from rank %d)",
+              static_cast<unsigned long long>(i), copy[i], PairValue<int32_t>(previous, g_rank, i), previous);
+      break;
+    }
+  }
+  REQUIRE_ACL(aclrtSynchronizeStream(a));
+  REQUIRE_ACL(aclrtDestroyStream(a));
+  REQUIRE_ACL(aclrtDestroyStream(b));
+}
+
 // HcclCreateSubCommConfig: pairs {0,1}, {2,3} (an odd last rank joins none) made at once;
 // pair 0 runs an AllReduce and a Send/Recv, pair 1 an AllGather, concurrently. Then a
 // duplicate in rank 0's list and an out-of-range rank in the last rank's list: every rank
@@ -913,6 +949,7 @@ void RunCollectives() {
   CheckSendRecvRing<uint8_t>(comm, device.stream, HCCL_DATA_TYPE_UINT8, 5);
   CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
   CheckGroupRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);  // chunked in the chunked run
+  CheckGroupAcrossStreams(comm);
   CheckSubCommunicators(comm, device.stream);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
