@@ -65,6 +65,12 @@ static inline void HcclCommConfigInit(HcclCommConfig *config) {
   config->hcclSymWinMaxMemSizePerRank = HCCL_DEFAULT_SYMMETRIC_MEMORY_STRIDE;
 }
 
+/* ndev ranks in this process, one per device in devices (distinct ids), comms[i] for
+ * devices[i]. Each process here has one device (0), so one rank: ndev = 1 with device 0
+ * makes a communicator of one rank; another device id fails with HCCL_E_INTERNAL (run the
+ * other ranks as processes of an MPI job, HcclCommInitRootInfo). */
+extern HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *comms);
+
 /* Rank-table initialisation: not supported here (HCCL_E_NOT_SUPPORT). */
 extern HcclResult HcclCommInitClusterInfo(const char *clusterInfo, uint32_t rank, HcclComm *comm);
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "hccl_internal.h"
@@ -141,6 +142,48 @@ HCCL_API HcclResult HcclGetRootInfo(HcclRootInfo* rootInfo) {
 
 namespace {
 
+using oa::hccl::CommSettings;
+using oa::hccl::Communicator;
+using oa::hccl::Fail;
+using oa::hccl::MpiErrorText;
+using oa::hccl::Register;
+
+// Enters a new communicator of nRanks whose rank is `rank` into the handle table; `mpi` is
+// its own MPI communicator (split from the job's by the caller), unused without MPI.
+HcclComm NewCommunicator(uint32_t rank, uint32_t nRanks, const CommSettings& settings, bool use_mpi, MPI_Comm mpi,
+                         aclrtContext context) {
+  auto created = std::make_shared<Communicator>();
+  created->rank = rank;
+  created->size = nRanks;
+  created->use_mpi = use_mpi;
+  created->mpi = mpi;
+  created->context = context;
+  created->sends_to.assign(nRanks, 0);
+  created->receives_from.assign(nRanks, 0);
+  created->exec_timeout_s = settings.exec_timeout_s;
+  created->deterministic = settings.deterministic;
+  // Failures inside a collective become a stream failure instead of aborting the job.
+  if (use_mpi) MPI_Comm_set_errhandler(mpi, MPI_ERRORS_RETURN);
+  return Register(std::move(created));
+}
+
+// A new communicator over the ranks of `parent`, ordered by their HCCL rank (which may differ
+// from the rank in `parent`); the calling thread's context is its context.
+HcclResult SplitAndCreate(const char* api, uint32_t rank, uint32_t nRanks, const CommSettings& settings, bool use_mpi,
+                          MPI_Comm parent, HcclComm* comm) {
+  MPI_Comm mpi = MPI_COMM_NULL;
+  if (use_mpi) {
+    const int status = MPI_Comm_split(parent, 0, static_cast<int>(rank), &mpi);
+    if (status != MPI_SUCCESS) {
+      return Fail(HCCL_E_INTERNAL, "%s: MPI_Comm_split failed: %s", api, MpiErrorText(status).c_str());
+    }
+  }
+  aclrtContext context = nullptr;
+  if (aclrtGetCurrentContext(&context) != ACL_SUCCESS) context = nullptr;
+  *comm = NewCommunicator(rank, nRanks, settings, use_mpi, mpi, context);
+  return HCCL_SUCCESS;
+}
+
 // HcclCommInitRootInfo(Config): config may be null (the plain call).
 HcclResult InitRootInfo(const char* api, uint32_t nRanks, const HcclRootInfo* rootInfo, uint32_t rank,
                         const HcclCommConfig* config, HcclComm* comm) {
@@ -229,27 +272,7 @@ HcclResult InitRootInfo(const char* api, uint32_t nRanks, const HcclRootInfo* ro
     }
   }
 
-  auto created = std::make_shared<Communicator>();
-  created->rank = rank;
-  created->size = nRanks;
-  created->use_mpi = use_mpi;
-  created->sends_to.assign(nRanks, 0);
-  created->receives_from.assign(nRanks, 0);
-  created->exec_timeout_s = settings.exec_timeout_s;
-  created->deterministic = settings.deterministic;
-  aclrtContext context = nullptr;
-  if (aclrtGetCurrentContext(&context) == ACL_SUCCESS) created->context = context;
-  if (use_mpi) {
-    // Ordered by the HCCL rank, which may differ from the world rank.
-    int status = MPI_Comm_split(MPI_COMM_WORLD, 0, static_cast<int>(rank), &created->mpi);
-    if (status != MPI_SUCCESS) {
-      return Fail(HCCL_E_INTERNAL, "%s: MPI_Comm_split failed: %s", api, MpiErrorText(status).c_str());
-    }
-    // Failures inside a collective become a stream failure instead of aborting the job.
-    MPI_Comm_set_errhandler(created->mpi, MPI_ERRORS_RETURN);
-  }
-  *comm = Register(std::move(created));
-  return HCCL_SUCCESS;
+  return SplitAndCreate(api, rank, nRanks, settings, use_mpi, MPI_COMM_WORLD, comm);
 }
 
 }  // namespace
@@ -269,6 +292,40 @@ HCCL_API HcclResult HcclCommInitRootInfoConfig(uint32_t nRanks, const HcclRootIn
   if (config == nullptr) return Fail(HCCL_E_PTR, "%s: config must not be null", api);
   if (comm == nullptr) return Fail(HCCL_E_PTR, "%s: comm must not be null", api);
   return InitRootInfo(api, nRanks, rootInfo, rank, config, comm);
+}
+
+// Upstream's checks in its order (ndev, comms, devices, duplicates), then one rank per
+// device: each device must exist, and this runtime has one per process, so the result is a
+// communicator of one rank over MPI_COMM_SELF (the other processes of an MPI job are not in it).
+HCCL_API HcclResult HcclCommInitAll(uint32_t ndev, int32_t* devices, HcclComm* comms) {
+  using namespace oa::hccl;
+  static const char* const api = "HcclCommInitAll";
+  if (ndev == 0) return Fail(HCCL_E_PARA, "%s: ndev must be positive, got 0", api);
+  if (comms == nullptr) return Fail(HCCL_E_PTR, "%s: comms must not be null", api);
+  if (devices == nullptr) return Fail(HCCL_E_PTR, "%s: devices must not be null", api);
+  const std::set<int32_t> distinct(devices, devices + ndev);
+  if (distinct.size() != ndev) {
+    return Fail(HCCL_E_PARA, "%s: devices names a device more than once (%u entries, %zu distinct ids)", api, ndev,
+                distinct.size());
+  }
+  for (uint32_t i = 0; i < ndev; ++i) comms[i] = nullptr;
+  uint32_t device_count = 0;
+  if (aclrtGetDeviceCount(&device_count) != ACL_SUCCESS) {
+    return Fail(HCCL_E_INTERNAL, "%s: could not count the devices (call aclInit first): %s", api,
+                aclGetRecentErrMsg());
+  }
+  for (uint32_t i = 0; i < ndev; ++i) {
+    if (devices[i] < 0 || static_cast<uint32_t>(devices[i]) >= device_count) {
+      return Fail(HCCL_E_INTERNAL, "%s: devices[%u] = %d does not exist: each process has %u device(s) (0), so it "
+                  "holds one rank; run the other ranks as processes of an MPI job (HcclCommInitRootInfo)",
+                  api, i, devices[i], device_count);
+    }
+  }
+  CommSettings settings;
+  ReadConfig(nullptr, &settings);  // the environment's settings; no config to refuse
+  bool use_mpi = false;
+  if (HcclResult status = EnsureTransport(api, &use_mpi)) return status;
+  return SplitAndCreate(api, 0, 1, settings, use_mpi, MPI_COMM_SELF, &comms[0]);
 }
 
 HCCL_API HcclResult HcclCommInitClusterInfo(const char* clusterInfo, uint32_t rank, HcclComm* comm) {
@@ -453,17 +510,6 @@ HCCL_API HcclResult HcclCreateSubCommConfig(HcclComm* comm, uint32_t rankNum, ui
     *subComm = nullptr;
     return HCCL_SUCCESS;
   }
-  auto created = std::make_shared<Communicator>();
-  created->rank = subCommRankId;
-  created->size = rankNum;
-  created->use_mpi = parent->use_mpi;
-  created->mpi = split;
-  created->context = parent->context;
-  created->sends_to.assign(rankNum, 0);
-  created->receives_from.assign(rankNum, 0);
-  created->exec_timeout_s = settings.exec_timeout_s;
-  created->deterministic = settings.deterministic;
-  if (created->use_mpi) MPI_Comm_set_errhandler(created->mpi, MPI_ERRORS_RETURN);
-  *subComm = Register(std::move(created));
+  *subComm = NewCommunicator(subCommRankId, rankNum, settings, parent->use_mpi, split, parent->context);
   return HCCL_SUCCESS;
 }

@@ -132,6 +132,39 @@ TEST(HcclCommInitClusterInfo, PointersThenNotSupported) {
   EXPECT_EQ(HcclCommInitClusterInfo("/tmp/rank_table.json", 0, &comm), HCCL_E_NOT_SUPPORT);
 }
 
+// Upstream's order (ndev, comms, devices, duplicates), then the devices themselves: one
+// device per process, so ndev = 1 with device 0 is the one list that makes a communicator.
+TEST_F(HcclApiTest, CommInitAllChecksThenMakesOneRank) {
+  int32_t devices[3] = {0, 0, 1};
+  HcclComm comms[3] = {nullptr, nullptr, nullptr};
+  EXPECT_EQ(HcclCommInitAll(0, devices, comms), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("ndev"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclCommInitAll(1, devices, nullptr), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("comms"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclCommInitAll(1, nullptr, comms), HCCL_E_PTR);
+  EXPECT_NE(LastMessage().find("devices"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclCommInitAll(2, devices, comms), HCCL_E_PARA);
+  EXPECT_NE(LastMessage().find("more than once"), std::string::npos) << LastMessage();
+  EXPECT_EQ(HcclCommInitAll(2, devices + 1, comms), HCCL_E_INTERNAL);
+  EXPECT_NE(LastMessage().find("devices[1] = 1 does not exist"), std::string::npos) << LastMessage();
+  EXPECT_EQ(comms[0], nullptr);
+  EXPECT_EQ(comms[1], nullptr);
+
+  ASSERT_EQ(HcclCommInitAll(1, devices, comms), HCCL_SUCCESS);
+  uint32_t size = 0, rank = 7;
+  EXPECT_EQ(HcclGetRankSize(comms[0], &size), HCCL_SUCCESS);
+  EXPECT_EQ(HcclGetRankId(comms[0], &rank), HCCL_SUCCESS);
+  EXPECT_EQ(size, 1u);
+  EXPECT_EQ(rank, 0u);
+  float values[3] = {1.5f, -2.0f, 4.0f}, sums[3] = {};
+  ASSERT_EQ(HcclAllReduce(values, sums, 3, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comms[0], stream_), HCCL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(sums[0], 1.5f);
+  EXPECT_EQ(sums[1], -2.0f);
+  EXPECT_EQ(sums[2], 4.0f);
+  EXPECT_EQ(HcclCommDestroy(comms[0]), HCCL_SUCCESS);
+}
+
 TEST_F(HcclApiTest, QueriesRefuseNullAndDestroyedCommunicators) {
   uint32_t value = 0;
   EXPECT_EQ(HcclGetRankSize(nullptr, &value), HCCL_E_PTR);

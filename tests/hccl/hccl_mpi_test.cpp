@@ -625,6 +625,23 @@ void CheckGroupAcrossStreams(HcclComm comm) {
   REQUIRE_ACL(aclrtDestroyStream(b));
 }
 
+// HcclCommInitAll(1, {0}) inside an MPI job: a communicator of this process alone (over
+// MPI_COMM_SELF), so an AllReduce on it returns this rank's own values at any W.
+void CheckCommInitAll(aclrtStream stream) {
+  int32_t device = 0;
+  HcclComm own = nullptr;
+  REQUIRE_HCCL(HcclCommInitAll(1, &device, &own));
+  uint32_t size = 0;
+  REQUIRE_HCCL(HcclGetRankSize(own, &size));
+  EXPECT(size == 1, "HcclCommInitAll: rank size %u", size);
+  std::vector<int32_t> mine = {g_rank + 1, -g_rank, 7}, result(3, -1);
+  REQUIRE_HCCL(HcclAllReduce(mine.data(), result.data(), 3, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, own, stream));
+  REQUIRE_ACL(aclrtSynchronizeStream(stream));
+  EXPECT(result == mine, "HcclCommInitAll: an AllReduce over this process alone gave %d %d %d", result[0], result[1],
+         result[2]);
+  REQUIRE_HCCL(HcclCommDestroy(own));
+}
+
 // HcclCreateSubCommConfig: pairs {0,1}, {2,3} (an odd last rank joins none) made at once;
 // pair 0 runs an AllReduce and a Send/Recv, pair 1 an AllGather, concurrently. Then a
 // duplicate in rank 0's list and an out-of-range rank in the last rank's list: every rank
@@ -950,6 +967,7 @@ void RunCollectives() {
   CheckSendRecvRing<double>(comm, device.stream, HCCL_DATA_TYPE_FP64, 17);
   CheckGroupRing<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 2049);  // chunked in the chunked run
   CheckGroupAcrossStreams(comm);
+  CheckCommInitAll(device.stream);
   CheckSubCommunicators(comm, device.stream);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1);
   CheckAlltoAll<int32_t>(comm, device.stream, HCCL_DATA_TYPE_INT32, 1001);  // chunked in the chunked run
