@@ -306,6 +306,14 @@ struct BackwardTask {
         CopyRow(id, ih);
         continue;
       }
+      if (plan.inverse[0].Begin(id) == plan.inverse[0].End(id) || plan.inverse[1].Begin(ih) == plan.inverse[1].End(ih)) {
+        // No gradOut row reads this row: +0, as PyTorch's zero-filled gradient, which adds
+        // nothing here. The W step would multiply the zeros by the W weights, and a weight
+        // that is not finite (a given scale whose reciprocal overflows) would make NaN.
+        std::fill_n(sums, iwn * cn, 0.0);
+        StoreSums(id, ih);
+        continue;
+      }
       if (vector_w) {
         if (ow_end > ow_lo) AccumulatePiece(id, ih, ow_lo, ow_end);
         AddWContributionsVector(ow_lo);
