@@ -94,6 +94,9 @@ def profile(step, enabled, steps):
     return per_op
 
 
+POOLS = {False: "PyTorch's pool", True: "its own pool"}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10)
@@ -104,11 +107,15 @@ def main():
     parser.add_argument("--profile-steps", type=int, default=3, help="steps the profiler averages per configuration")
     parser.add_argument("--no-profile", action="store_true", help="step times only")
     parser.add_argument("--markdown", help="append the tables to this file")
+    parser.add_argument("--own-pool", action="store_true",
+                        help="run openaclnn's regions on its own pool instead of PyTorch's (use_torch_pool(False))")
     args = parser.parse_args()
+    oa.use_torch_pool(not args.own_pool)
 
     lines = [f"Block: in 4 ch, 16/32 ch, batch {args.batch}, volume {args.size}^3, fp32, SGD; median of "
              f"{args.steps} steps after {args.warmup} warm-up, stock and enabled alternating in one process "
-             f"(PyTorch {torch.__version__}, {cpu_capability()}).", "",
+             f"(PyTorch {torch.__version__}, {cpu_capability()}; openaclnn's regions on "
+             f"{POOLS[args.own_pool]}).", "",
              "| threads | memory format | stock step (ms) | enabled step (ms) | whole-step speed-up |",
              "|---|---|---|---|---|"]
     op_lines = ["| threads | memory format | operator | stock (ms) | enabled (ms) | speed-up |", "|---|---|---|---|---|---|"]

@@ -133,6 +133,34 @@ class AclIntArrayView {
   aclIntArray* handle_;
 };
 
+// openaclnn's parallel regions on PyTorch's intra-op pool (openaclnnSetParallelFor): one set
+// of threads, torch's, so no two pools spin against each other. A region from inside one of
+// torch's own regions runs inline there, as at::parallel_for does. The plan fixes the tasks,
+// so the bits are those of openaclnn's own pool.
+std::atomic<int64_t> g_torch_pool_regions{0};  // regions run through at::parallel_for (tests)
+
+void TorchParallelFor(void*, int64_t num_tasks, int32_t, openaclnnTask task, void* context) {
+  g_torch_pool_regions.fetch_add(1);
+  at::parallel_for(0, num_tasks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) task(context, i);
+  });
+}
+
+// Which pool runs the regions while enabled: torch's (the default) or openaclnn's own (for
+// tests and measurements: use_torch_pool(False)).
+std::atomic<bool> g_use_torch_pool{true};
+
+void InstallPool() {
+  if (g_use_torch_pool.load()) {
+    openaclnnSetParallelFor(TorchParallelFor, nullptr);
+  } else {
+    openaclnnSetParallelFor(nullptr, nullptr);
+    // PyTorch's OpenMP workers spin between its parallel regions on the cores our helpers
+    // use: ours sleep at once instead of spinning as well (openaclnnSetPoolSpin).
+    openaclnnSetPoolSpin(0);
+  }
+}
+
 // Phase 1 with the threads torch would use, then phase 2 on the caller's stream, waited
 // for. Returns false when phase 1 declines the input (the caller then runs PyTorch's
 // kernel); a failure after a successful phase 1 is a library fault and raises.
@@ -141,9 +169,6 @@ bool RunOperator(const char* name, const Plan& plan, const Run& run) {
   aclrtStream stream = CallerStream();
   if (stream == nullptr) return false;
   openaclnnSetNumThreads(at::get_num_threads());
-  // PyTorch's OpenMP workers spin between its parallel regions on the cores our helpers use:
-  // ours sleep at once instead of spinning as well (openaclnnSetPoolSpin).
-  openaclnnSetPoolSpin(0);
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
   if (plan(&workspace_size, &executor) != ACLNN_SUCCESS) return false;
@@ -429,12 +454,23 @@ void Enable() {
   library->impl("native_batch_norm", TORCH_FN(NativeBatchNorm));
   library->impl("native_batch_norm_backward", TORCH_FN(NativeBatchNormBackward));
   g_registration = std::move(library);
+  InstallPool();
 }
 
-// Dropping the registration hands every operator back to PyTorch's own CPU kernel.
+// Dropping the registration hands every operator back to PyTorch's own CPU kernel, and the
+// regions of other openaclnn users in the process back to openaclnn's pool.
 void Disable() {
   std::lock_guard<std::mutex> lock(g_registration_mutex);
   g_registration.reset();
+  openaclnnSetParallelFor(nullptr, nullptr);
+}
+
+// use_torch_pool(False) runs the regions on openaclnn's own pool while enabled (tests and
+// measurements compare the two); True, the default, on torch's.
+void UseTorchPool(bool use) {
+  std::lock_guard<std::mutex> lock(g_registration_mutex);
+  g_use_torch_pool.store(use);
+  if (g_registration) InstallPool();
 }
 
 bool IsEnabled() {
@@ -458,6 +494,8 @@ std::string SystemReport() {
   return report != nullptr ? report : "";
 }
 
+int64_t TorchPoolRegions() { return g_torch_pool_regions.load(); }
+
 void ResetCallCounts() {
   for (auto& count : g_counts) count.store(0);
 }
@@ -475,4 +513,6 @@ TORCH_LIBRARY(openaclnn, m) {
   m.def("reset_call_counts() -> ()", &ResetCallCounts);
   m.def("library_threads() -> int", &LibraryThreads);
   m.def("system_report() -> str", &SystemReport);
+  m.def("use_torch_pool(bool use) -> ()", &UseTorchPool);
+  m.def("torch_pool_regions() -> int", &TorchPoolRegions);
 }

@@ -75,6 +75,18 @@ def library_threads():
     return int(_ops.library_threads())
 
 
+def use_torch_pool(use=True):
+    """Where openaclnn's parallel regions run while enabled: on PyTorch's intra-op pool (True,
+    the default: one set of threads, torch's) or on openaclnn's own pool (False). The results
+    are bitwise the same either way."""
+    _ops.use_torch_pool(bool(use))
+
+
+def torch_pool_regions():
+    """openaclnn parallel regions run on PyTorch's pool so far (through at::parallel_for)."""
+    return int(_ops.torch_pool_regions())
+
+
 def system_report():
     """openaclnn's report of this machine: SIMD targets (available, dispatched), threads (torch's
     current count, which every call through the extension plans with), caches."""

@@ -7,6 +7,7 @@
 
 #include "core/dtype.h"
 #include "core/simd.h"
+#include "core/thread_pool.h"
 #include "core/verbose.h"
 #include "runtime/error.h"
 #include "runtime/fork.h"
@@ -174,7 +175,11 @@ aclnnStatus QueueExecutor(const char* api, void* workspace, uint64_t workspace_s
   // run), so the launch below, which may run it in this thread, holds no registry lock.
   if (!owned->repeatable) Executors().erase(it);
   lock.unlock();
-  const aclError queued = EnqueueOnStream(stream, api, std::move(task), owned->tensor_bytes <= kInlineRunBytes);
+  // With a host's parallel-for every size runs inline on an idle stream: its regions must
+  // start from the host's calling thread (a stream thread would make the host start a second
+  // team of threads).
+  const bool may_run_inline = owned->tensor_bytes <= kInlineRunBytes || HostParallelForSet();
+  const aclError queued = EnqueueOnStream(stream, api, std::move(task), may_run_inline);
   if (queued != 0) {  // EnqueueOnStream has set the message; the executor stays usable
     if (!owned->repeatable) {
       lock.lock();

@@ -10,7 +10,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -226,16 +228,69 @@ void SetSpinBeforeSleep(int microseconds) {
                         std::memory_order_relaxed);
 }
 
+namespace {
+
+struct Host {
+  HostParallelFor parallel_for;
+  void* host;
+};
+
+// Every Host ever set stays alive (a region on another thread may still be using the one a
+// later call replaced), reachable from here; there are as many as openaclnnSetParallelFor
+// calls.
+std::mutex g_hosts_mutex;
+std::deque<Host> g_hosts;               // guarded by g_hosts_mutex
+std::atomic<const Host*> g_host{nullptr};
+
+struct HostRegion {
+  TaskFunction fn;
+  void* context;
+};
+
+// One task on a host thread, marked as inside a task so that nested regions run inline.
+void RunHostTask(void* region, int64_t task) {
+  const HostRegion& r = *static_cast<const HostRegion*>(region);
+  const bool outer = t_inside_task;
+  t_inside_task = true;
+  r.fn(r.context, task);
+  t_inside_task = outer;
+}
+
+}  // namespace
+
+void SetHostParallelFor(HostParallelFor parallel_for, void* host) {
+  if (parallel_for == nullptr) {
+    g_host.store(nullptr, std::memory_order_release);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_hosts_mutex);
+  g_hosts.push_back({parallel_for, host});
+  g_host.store(&g_hosts.back(), std::memory_order_release);
+}
+
+bool HostParallelForSet() { return g_host.load(std::memory_order_acquire) != nullptr; }
+
 void ResetThreadPoolInChild() {
   // The parent's pool leaks in the child: its workers, mutexes and condition variables
   // belong to threads that are not there. The next parallel region starts new workers.
   if (g_pool.load(std::memory_order_relaxed) != nullptr) g_pool.store(new Pool, std::memory_order_release);
+  // A host's threads are not there either (and an OpenMP runtime may hang starting a team
+  // in a forked child): the child's regions run on the library's own pool until the host
+  // sets its parallel-for again. A lock another thread held at the fork is held for ever.
+  g_host.store(nullptr, std::memory_order_release);
+  new (&g_hosts_mutex) std::mutex;
 }
+
 
 void ParallelForRaw(int64_t num_tasks, int max_threads, TaskFunction fn, void* context) {
   if (num_tasks <= 0) return;
   if (max_threads <= 1 || num_tasks == 1 || t_inside_task) {
     for (int64_t task = 0; task < num_tasks; ++task) fn(context, task);
+    return;
+  }
+  if (const Host* host = g_host.load(std::memory_order_acquire)) {
+    HostRegion region{fn, context};
+    host->parallel_for(host->host, num_tasks, max_threads, RunHostTask, &region);
     return;
   }
   ThePool().Run(num_tasks, max_threads, fn, context);

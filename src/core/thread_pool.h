@@ -27,9 +27,18 @@ void SetSpinBeforeSleep(int microseconds);
 
 using TaskFunction = void (*)(void* context, int64_t task);
 
+// A host's parallel-for (openaclnnSetParallelFor): runs task(context, i) for every i in
+// [0, num_tasks) on its own threads. While one is set, ParallelForRaw hands it the regions
+// and the executor launches phase 2 in the calling thread whenever the stream is idle.
+using HostParallelFor = void (*)(void* host, int64_t num_tasks, int32_t max_threads, TaskFunction task,
+                                 void* context);
+void SetHostParallelFor(HostParallelFor parallel_for, void* host);  // null: the pool again
+bool HostParallelForSet();
+
 // Runs fn(context, task) for every task in [0, num_tasks) on up to max_threads threads
-// (the caller is one of them) and returns when all are done. Concurrent callers (several
-// streams) take turns; a call from inside a task runs its tasks inline.
+// (the caller is one of them; the host's, when it set its parallel-for) and returns when all
+// are done. Concurrent callers (several streams) take turns; a call from inside a task runs
+// its tasks inline.
 void ParallelForRaw(int64_t num_tasks, int max_threads, TaskFunction fn, void* context);
 
 template <typename Body>

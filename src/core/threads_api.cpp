@@ -1,5 +1,5 @@
-// openaclnnSetNumThreads / openaclnnGetNumThreads, openaclnnSetPoolSpin / openaclnnGetPoolSpin:
-// the public face of the pool's thread count and spin.
+// openaclnnSetNumThreads / openaclnnGetNumThreads, openaclnnSetPoolSpin / openaclnnGetPoolSpin,
+// openaclnnSetParallelFor: the public face of the pool's thread count, spin and host hook.
 #include "openaclnn/openaclnn_threads.h"
 
 #include "core/thread_pool.h"
@@ -18,3 +18,9 @@ extern "C" aclError openaclnnSetPoolSpin(int32_t microseconds) {
 }
 
 extern "C" int32_t openaclnnGetPoolSpin(void) { return oa::SpinBeforeSleepMicroseconds(); }
+
+extern "C" aclError openaclnnSetParallelFor(openaclnnParallelFor parallelFor, void* host) {
+  // openaclnnTask and oa::TaskFunction are the same type: the host calls the pool's tasks.
+  oa::SetHostParallelFor(parallelFor, host);
+  return ACL_SUCCESS;
+}

@@ -547,6 +547,40 @@ class ThreadsTest(CountingTestCase):
                 self.assertTrue(torch.equal(a, b))
 
 
+    def test_torch_pool_and_own_pool_give_the_same_bits(self):
+        # 8 MiB activations: above the size openaclnn's launch would otherwise hand to its
+        # stream's thread, so the regions reach torch's pool from this thread.
+        saved = torch.get_num_threads()
+        x = random_view([4, 16, 32, 32, 32], torch.float32, "contiguous", random.Random(SEED + 21))
+        g = torch.randn(4, 16, 48, 48, 48)
+
+        def run():
+            up = torch.ops.aten._upsample_nearest_exact3d_backward(g, [48, 48, 48], list(x.shape), None, None, None)
+            bn = torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
+            return (up,) + tuple(bn)
+
+        try:
+            torch.set_num_threads(1)
+            oa.use_torch_pool(False)
+            reference = self.ours(run, "native_batch_norm")
+            for threads in (1, 2, 3):
+                torch.set_num_threads(threads)
+                for torch_pool in (True, False):
+                    oa.use_torch_pool(torch_pool)
+                    before = oa.torch_pool_regions()
+                    results = self.ours(run, "native_batch_norm")
+                    regions = oa.torch_pool_regions() - before
+                    for a, b in zip(reference, results):
+                        self.assertTrue(torch.equal(a, b), "threads %d, torch pool %s" % (threads, torch_pool))
+                    if torch_pool and threads > 1:
+                        self.assertGreater(regions, 0, "the regions must run on torch's pool")
+                    else:
+                        self.assertEqual(regions, 0)
+        finally:
+            oa.use_torch_pool(True)
+            torch.set_num_threads(saved)
+
+
 class Eps0Test(CountingTestCase):
     """Review item 2: eps = 0 in training. PyTorch defines invstd = 0 where a channel's batch
     variance is 0, CANN's formula gives inf; the extension gives stock's results (its kernels,
