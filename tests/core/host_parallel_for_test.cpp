@@ -21,6 +21,7 @@
 #include "aclnnop/aclnn_upsample_nearest_2d.h"
 #include "core/thread_pool.h"
 #include "openaclnn/openaclnn_threads.h"
+#include "support/device_stream_test.h"
 
 namespace {
 
@@ -50,20 +51,13 @@ void HostParallelFor(void* context, int64_t num_tasks, int32_t max_threads, open
   for (std::thread& helper : helpers) helper.join();
 }
 
-class HostParallelForTest : public ::testing::Test {
+class HostParallelForTest : public support::DeviceStreamTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
-    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
-    ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS);
-  }
   void TearDown() override {
     EXPECT_EQ(openaclnnSetParallelFor(nullptr, nullptr), ACL_SUCCESS);
     EXPECT_EQ(openaclnnSetNumThreads(0), ACL_SUCCESS);
     Release();
-    EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS);
-    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
-    EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+    DeviceStreamTest::TearDown();
   }
 
   void Release() {
@@ -169,7 +163,6 @@ class HostParallelForTest : public ::testing::Test {
     return bytes;
   }
 
-  aclrtStream stream_ = nullptr;
   std::vector<void*> buffers_;
   std::vector<aclTensor*> tensors_;
 };

@@ -51,6 +51,7 @@
 #include "core/simd.h"
 #include "core/thread_pool.h"
 #include "upsample_interp/interp_apis.h"
+#include "support/device_stream_test.h"
 
 namespace {
 
@@ -805,20 +806,12 @@ std::string Hex(uint64_t value) {
   return text;
 }
 
-class CrossArchChecksum : public ::testing::Test {
+class CrossArchChecksum : public support::DeviceStreamTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
-    ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
-    ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS);
-  }
   void TearDown() override {
     oa::SetNumThreads(0);
-    aclrtDestroyStream(stream_);
-    aclrtResetDevice(0);
-    aclFinalize();
+    DeviceStreamTest::TearDown();
   }
-  aclrtStream stream_ = nullptr;
 };
 
 TEST_F(CrossArchChecksum, SameBitsAsTheGoldenFileOnEveryTargetAndThreadCount) {
