@@ -19,9 +19,11 @@
 
 #include <array>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "acl/acl.h"
@@ -49,6 +51,52 @@ enum Kernel : int {
 std::array<std::atomic<int64_t>, 2 * kKernelCount> g_counts{};  // [kernel]: ours, [kKernelCount + kernel]: PyTorch's
 
 void CountCall(Kernel kernel, bool ours) { g_counts[(ours ? 0 : kKernelCount) + kernel].fetch_add(1); }
+
+// ---- never slower: where stock measured faster, stock's kernel runs ----
+
+// Routes from the measured table (openaclnn/routing.csv, which bench/pytorch/routing_sweep.py
+// writes; openaclnn.torch loads it at import): for a kernel, a layout and a thread count, the
+// sizes measured (elements of the largest input) and at each whether openaclnn's kernel was
+// at least as fast as stock. A call takes the verdict of the largest measured size not above
+// its own (the smallest one's below them all). A thread count without rows uses the largest
+// measured below it; no rows, or routing switched off (tests of exactness): openaclnn's.
+struct RouteKey {
+  int kernel;
+  bool channels_last;
+  int threads;
+  bool operator<(const RouteKey& o) const {
+    return std::tie(kernel, channels_last, threads) < std::tie(o.kernel, o.channels_last, o.threads);
+  }
+};
+std::mutex g_routes_mutex;
+std::map<RouteKey, std::map<int64_t, bool>> g_routes;  // guarded by g_routes_mutex
+std::atomic<bool> g_routing{true};
+
+// The .out / .grad_input overloads share their operator's route.
+Kernel RouteKernel(Kernel kernel) {
+  return kernel == kUpsampleOut ? kUpsample : kernel == kUpsampleBackwardOut ? kUpsampleBackward : kernel;
+}
+
+bool ChannelsLast(const at::Tensor& t) {
+  return (t.dim() == 4 && t.is_contiguous(at::MemoryFormat::ChannelsLast) && !t.is_contiguous()) ||
+         (t.dim() == 5 && t.is_contiguous(at::MemoryFormat::ChannelsLast3d) && !t.is_contiguous());
+}
+
+// Whether openaclnn's kernel runs for this call (sized by `work`, its largest input).
+bool RoutedToOpenaclnn(Kernel kernel, const at::Tensor& work) {
+  if (!g_routing.load(std::memory_order_relaxed)) return true;
+  const RouteKey key{RouteKernel(kernel), ChannelsLast(work), at::get_num_threads()};
+  std::lock_guard<std::mutex> lock(g_routes_mutex);
+  auto row = g_routes.upper_bound(key);  // the largest measured thread count not above the caller's
+  if (row == g_routes.begin()) return true;
+  --row;
+  if (row->first.kernel != key.kernel || row->first.channels_last != key.channels_last) return true;
+  const std::map<int64_t, bool>& sizes = row->second;
+  if (sizes.empty()) return true;
+  auto at = sizes.upper_bound(work.numel());
+  if (at != sizes.begin()) --at;
+  return at->second;
+}
 
 // ---- the CANN side: runtime, tensors, the two phases ----
 
@@ -241,7 +289,7 @@ at::Tensor UpsampleNearestExact3d(const at::Tensor& self, c10::SymIntArrayRef ou
   const at::IntArrayRef output_size = c10::asIntArrayRefSlow(output_size_symbolic);
   std::array<double, 3> scales;
   if (Acceleratable(self) && self.dim() == 5 && ValidSizes(output_size, 3) &&
-      OperatorScales(scales_d, scales_h, scales_w, &scales)) {
+      OperatorScales(scales_d, scales_h, scales_w, &scales) && RoutedToOpenaclnn(kUpsample, self)) {
     at::Tensor out = at::empty({self.size(0), self.size(1), output_size[0], output_size[1], output_size[2]},
                                self.options().memory_format(self.suggest_memory_format()));
     if (UpsampleInto(self, output_size, scales, out)) {
@@ -263,7 +311,8 @@ at::Tensor& UpsampleNearestExact3dOut(const at::Tensor& self, c10::SymIntArrayRe
   if (Acceleratable(self) && Acceleratable(out) && self.dim() == 5 && ValidSizes(output_size, 3) &&
       out.scalar_type() == self.scalar_type() &&
       out.sizes() == at::IntArrayRef({self.size(0), self.size(1), output_size[0], output_size[1], output_size[2]}) &&
-      OperatorScales(scales_d, scales_h, scales_w, &scales) && UpsampleInto(self, output_size, scales, out)) {
+      OperatorScales(scales_d, scales_h, scales_w, &scales) && RoutedToOpenaclnn(kUpsampleOut, self) &&
+      UpsampleInto(self, output_size, scales, out)) {
     CountCall(kUpsampleOut, true);
     return out;
   }
@@ -278,7 +327,8 @@ at::Tensor UpsampleNearestExact3dBackward(const at::Tensor& grad_output, c10::Sy
   const at::IntArrayRef input_size = c10::asIntArrayRefSlow(input_size_symbolic);
   std::array<double, 3> scales;
   if (Acceleratable(grad_output) && grad_output.dim() == 5 && ValidSizes(output_size, 3) &&
-      ValidSizes(input_size, 5) && OperatorScales(scales_d, scales_h, scales_w, &scales)) {
+      ValidSizes(input_size, 5) && OperatorScales(scales_d, scales_h, scales_w, &scales) &&
+      RoutedToOpenaclnn(kUpsampleBackward, grad_output)) {
     // PyTorch 1.13 allocates gradInput contiguous whatever gradOutput's layout.
     at::Tensor grad_input = at::empty(input_size, grad_output.options());
     if (UpsampleBackwardInto(grad_output, output_size, input_size, scales, grad_input)) {
@@ -301,7 +351,7 @@ at::Tensor& UpsampleNearestExact3dBackwardOut(const at::Tensor& grad_output, c10
   if (Acceleratable(grad_output) && Acceleratable(grad_input) && grad_output.dim() == 5 &&
       ValidSizes(output_size, 3) && ValidSizes(input_size, 5) &&
       grad_input.scalar_type() == grad_output.scalar_type() && grad_input.sizes() == input_size &&
-      OperatorScales(scales_d, scales_h, scales_w, &scales) &&
+      OperatorScales(scales_d, scales_h, scales_w, &scales) && RoutedToOpenaclnn(kUpsampleBackwardOut, grad_output) &&
       UpsampleBackwardInto(grad_output, output_size, input_size, scales, grad_input)) {
     CountCall(kUpsampleBackwardOut, true);
     return grad_input;
@@ -341,6 +391,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeBatchNorm(
   // too: PyTorch defines invstd = 0 where the batch variance is 0 (a constant channel),
   // CANN's formula 1/sqrt(var + eps) gives inf there, so such calls get PyTorch's kernel.
   if (Acceleratable(input) && input.dim() >= 2 && input.dim() <= 8 && !(training && eps == 0.0) &&
+      RoutedToOpenaclnn(kBatchNorm, input) &&
       ChannelDtype(input, {&weight, &bias, &running_mean, &running_var}, &channel_dtype) &&
       (training ? input.numel() == 0 || input.numel() / input.size(1) > 1
                 : Defined(running_mean) && Defined(running_var))) {
@@ -386,6 +437,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeBatchNormBackward(
   // Training with eps == 0: PyTorch's kernel, as for the forward (NativeBatchNorm), so an
   // eps = 0 step is stock's throughout.
   if (Acceleratable(input) && Acceleratable(grad_out) && input.dim() >= 2 && input.dim() <= 8 &&
+      RoutedToOpenaclnn(kBatchNormBackward, input) &&
       !(train && eps == 0.0) && grad_out.scalar_type() == input.scalar_type() && grad_out.sizes() == input.sizes() && statistics_given &&
       ChannelDtype(input,
                    train ? std::initializer_list<const c10::optional<at::Tensor>*>{&weight, &save_mean, &save_invstd}
@@ -496,6 +548,23 @@ std::string SystemReport() {
 
 int64_t TorchPoolRegions() { return g_torch_pool_regions.load(); }
 
+// One measured size of a route (see RoutedToOpenaclnn); kernel is an index of call_counts'
+// order.
+void SetRoute(int64_t kernel, bool channels_last, int64_t threads, int64_t elements, bool use_openaclnn) {
+  TORCH_CHECK(kernel >= 0 && kernel < kKernelCount && threads >= 1 && elements >= 0, "openaclnn: bad route");
+  std::lock_guard<std::mutex> lock(g_routes_mutex);
+  g_routes[RouteKey{static_cast<int>(kernel), channels_last, static_cast<int>(threads)}][elements] = use_openaclnn;
+}
+
+void ClearRoutes() {
+  std::lock_guard<std::mutex> lock(g_routes_mutex);
+  g_routes.clear();
+}
+
+void SetRouting(bool on) { g_routing.store(on); }
+
+bool Routing() { return g_routing.load(); }
+
 void ResetCallCounts() {
   for (auto& count : g_counts) count.store(0);
 }
@@ -515,4 +584,8 @@ TORCH_LIBRARY(openaclnn, m) {
   m.def("system_report() -> str", &SystemReport);
   m.def("use_torch_pool(bool use) -> ()", &UseTorchPool);
   m.def("torch_pool_regions() -> int", &TorchPoolRegions);
+  m.def("set_route(int kernel, bool channels_last, int threads, int elements, bool use_openaclnn) -> ()", &SetRoute);
+  m.def("clear_routes() -> ()", &ClearRoutes);
+  m.def("set_routing(bool on) -> ()", &SetRouting);
+  m.def("routing() -> bool", &Routing);
 }

@@ -12,9 +12,12 @@ so ``torch.nn.Upsample(mode="nearest-exact")``, ``F.interpolate(..., mode="neare
 and ``torch.nn.BatchNorm1d/2d/3d`` with their autograd use them without any change to user
 code. Inputs the operators do not take (float64, float16, other devices, mixed scales, ...)
 run PyTorch's own kernel; empty tensors are taken like any other (there is nothing to
-compute). ``disable()`` restores PyTorch's kernels.
+compute). Where stock PyTorch measured faster (the packaged ``routing.csv``: operator, memory
+format, thread count and size), stock's kernel runs too (``set_routing``). ``disable()``
+restores PyTorch's kernels.
 """
 import contextlib
+import csv
 import os
 
 import torch as _torch
@@ -87,7 +90,60 @@ def torch_pool_regions():
     return int(_ops.torch_pool_regions())
 
 
+def set_routing(on=True):
+    """Never slower (on, the default): a call of a size, layout and thread count where stock
+    PyTorch measured faster (routes(), from routing.csv) runs stock's kernel. Off: every call
+    openaclnn takes runs openaclnn's kernel (tests of exactness)."""
+    _ops.set_routing(bool(on))
+
+
+def routing():
+    return bool(_ops.routing())
+
+
+def set_route(kernel, channels_last, threads, elements, use_openaclnn):
+    """One measured point of a route: calls of `kernel` (a name of KERNELS; .out overloads
+    share their operator's route) with that layout, at that thread count (and more, up to the
+    next measured count), sized from `elements` elements of their largest input up to the
+    next measured size, run openaclnn's kernel if use_openaclnn, else stock's."""
+    _ops.set_route(KERNELS.index(kernel), bool(channels_last), int(threads), int(elements), bool(use_openaclnn))
+
+
+def routes():
+    """The routes loaded from routing.csv: {(kernel, channels_last, threads): {elements: use_openaclnn}}."""
+    return {key: dict(points) for key, points in _ROUTES.items()}
+
+
+def clear_routes():
+    """Forgets every route: openaclnn's kernel for every call it takes, until load_routes()."""
+    _ops.clear_routes()
+
+
+def load_routes(path=None):
+    """Replaces the routes by those of a routing table (default: the packaged routing.csv)."""
+    global _ROUTES
+    _ROUTES = _load_routes(path or _PACKAGED_ROUTES)
+
+
+def _load_routes(path):
+    table = {}
+    if os.path.isfile(path):
+        with open(path) as f:
+            for row in csv.DictReader(line for line in f if not line.startswith("#")):
+                key = (row["kernel"], row["layout"] == "channels_last", int(row["threads"]))
+                table.setdefault(key, {})[int(row["elements"])] = row["use_openaclnn"] == "1"
+    _ops.clear_routes()
+    for (kernel, channels_last, threads), points in table.items():
+        for elements, use in points.items():
+            set_route(kernel, channels_last, threads, elements, use)
+    return table
+
+
 def system_report():
     """openaclnn's report of this machine: SIMD targets (available, dispatched), threads (torch's
     current count, which every call through the extension plans with), caches."""
     return str(_ops.system_report())
+
+
+_PACKAGED_ROUTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "routing.csv")
+_ROUTES = _load_routes(_PACKAGED_ROUTES)

@@ -50,6 +50,13 @@ def counts_delta(before, kernel):
 
 
 class CountingTestCase(unittest.TestCase):
+    # These tests check openaclnn's kernels at every size: routing to stock is off.
+    def setUp(self):
+        oa.set_routing(False)
+
+    def tearDown(self):
+        oa.set_routing(True)
+
     def ours(self, fn, kernel, calls=None):
         """fn() with openaclnn enabled; asserts openaclnn ran `kernel` (and never fell back)."""
         before = oa.call_counts()
@@ -579,6 +586,54 @@ class ThreadsTest(CountingTestCase):
         finally:
             oa.use_torch_pool(True)
             torch.set_num_threads(saved)
+
+
+class RoutingTest(CountingTestCase):
+    """Never slower: below a route's size stock's kernel runs, from it openaclnn's; the .out
+    overload shares its operator's route; routing off runs openaclnn's at every size."""
+
+    def test_routes_pick_the_kernel_by_size_layout_and_threads(self):
+        saved = torch.get_num_threads()
+        small = torch.randn(2, 4, 3, 3, 3)
+        large = torch.randn(2, 4, 6, 6, 6)
+        run = lambda x: (lambda: torch.native_batch_norm(x, None, None, None, None, True, 0.1, EPS))
+        try:
+            torch.set_num_threads(1)
+            oa.set_routing(True)
+            oa.clear_routes()
+            # Measured: stock faster at small's size, openaclnn from large's.
+            oa.set_route("native_batch_norm", False, 1, small.numel(), False)
+            oa.set_route("native_batch_norm", False, 1, large.numel(), True)
+            self.fallback(run(small), "native_batch_norm")
+            self.ours(run(large), "native_batch_norm")
+            self.fallback(run(torch.randn(2, 4, 2, 2, 2)), "native_batch_norm")  # below every size: the smallest's
+            # Channels-last has no row: openaclnn's kernel.
+            self.ours(run(small.contiguous(memory_format=torch.channels_last_3d)), "native_batch_norm")
+            # 2 threads use the 1-thread row (the largest measured below) until they have their own.
+            torch.set_num_threads(2)
+            self.fallback(run(small), "native_batch_norm")
+            self.ours(run(large), "native_batch_norm")
+            oa.set_route("native_batch_norm", False, 2, 0, False)
+            self.fallback(run(large), "native_batch_norm")
+            # The .out overload follows its operator's route.
+            oa.set_route("upsample_nearest_exact3d", False, 2, 0, False)
+            out = torch.empty(2, 4, 6, 6, 6)
+            self.fallback(lambda: torch.ops.aten._upsample_nearest_exact3d.out(small, [6, 6, 6], None, None, None,
+                                                                               out=out),
+                          "upsample_nearest_exact3d.out")
+            oa.set_routing(False)
+            self.ours(run(small), "native_batch_norm")
+        finally:
+            oa.set_routing(True)
+            torch.set_num_threads(saved)
+            oa.load_routes()
+
+    def test_the_packaged_table_is_loaded(self):
+        table = oa.routes()
+        self.assertTrue(table, "routing.csv is missing or empty")
+        kernels = {kernel for kernel, _, _ in table}
+        self.assertEqual(kernels, {"upsample_nearest_exact3d", "upsample_nearest_exact3d_backward",
+                                   "native_batch_norm", "native_batch_norm_backward"})
 
 
 class Eps0Test(CountingTestCase):
