@@ -281,7 +281,6 @@ void ResetThreadPoolInChild() {
   new (&g_hosts_mutex) std::mutex;
 }
 
-
 void ParallelForRaw(int64_t num_tasks, int max_threads, TaskFunction fn, void* context) {
   if (num_tasks <= 0) return;
   if (max_threads <= 1 || num_tasks == 1 || t_inside_task) {

@@ -1,10 +1,10 @@
 // HcclGroupStart and HcclGroupEnd: operations issued between them are recorded (after their
 // argument checks) and issued together at the outermost HcclGroupEnd, as upstream's
 // hccl_group does: per communicator, in the order the communicators were first used, every
-// Send and Recv (and BatchSendRecv item) as one batch on the stream of the first of them (events
-// keep the other streams' order around it),
-// then the collectives in the order they were called. Every transfer of a batch is posted
-// at once, so a ring of Sends and Recvs inside a group cannot deadlock.
+// Send and Recv (and BatchSendRecv item) as one batch on the stream of the first of them
+// (events keep the other streams' order around it), then the collectives in the order they
+// were called. Every transfer of a batch is posted at once, so a ring of Sends and Recvs
+// inside a group cannot deadlock.
 #include <algorithm>
 #include <string>
 #include <vector>
