@@ -1,6 +1,7 @@
-/* Shared by the MPI training-pattern examples (fsdp_step, pipeline_stages): every process is
- * one rank with one device and one stream; device buffers, row-major fp32 tensors, the
- * two-phase aclnn call, and the communicator's set-up and tear-down. Public headers only. */
+/* Shared by the MPI example programs (fsdp_step, pipeline_stages, sync_batch_norm) and
+ * bench/hccl: every process is one rank with one device and one stream; device buffers,
+ * row-major fp32 tensors, the two-phase aclnn call, and the communicator's set-up and
+ * tear-down. Public headers only. */
 #pragma once
 
 #include <mpi.h>
