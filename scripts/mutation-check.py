@@ -36,7 +36,9 @@ HCCL_MISMATCH_TESTS = r"^hccl_mpi\.mismatch\.w"
 HCCL_TIMEOUT_TESTS = r"^hccl_mpi\.exec_timeout\.w"
 NORM = "src/ops/norm/"
 NORM_TESTS = r"^(norm_(reference|api|oracle)_test|cross_arch_checksum_test)"
-PYTORCH_EXTENSION = "python/csrc/openaclnn_torch.cpp"
+PYTORCH_BATCH_NORM = "python/csrc/batch_norm_kernels.cpp"
+PYTORCH_UPSAMPLE = "python/csrc/upsample_kernels.cpp"
+PYTORCH_NORM = "python/csrc/norm_kernels.cpp"
 PYTORCH_TESTS = r"^pytorch_(install|extension_test)$"
 
 # name, what it models, file, exact text, replacement, ctest -R regex of the tests to run
@@ -396,14 +398,26 @@ MUTATIONS = [
      "const auto origin = hn::Set(di32, static_cast<int32_t>(p0));",
      "const auto origin = hn::Set(di32, static_cast<int32_t>(p0) - 1);", r"^atk_replay_test$"),
     ("torch-eps0-not-routed", "openaclnn.torch runs training batch norm with eps == 0 (CANN's invstd is inf there)",
-     PYTORCH_EXTENSION, " && !(training && eps == 0.0) &&", " &&", PYTORCH_TESTS),
-    ("torch-partial-scales-accepted", "openaclnn.torch runs the upsample with only some scales given",
-     PYTORCH_EXTENSION, "  return given == 0 || given == 3;", "  return true;", PYTORCH_TESTS),
-    ("torch-upsample-output-contiguous", "openaclnn.torch allocates the upsample output contiguous always",
-     PYTORCH_EXTENSION, "self.options().memory_format(self.suggest_memory_format())", "self.options()", PYTORCH_TESTS),
-    ("torch-statistics-dtype", "openaclnn.torch returns batch-norm statistics in the input's dtype always",
-     PYTORCH_EXTENSION, "  *dtype = found.value_or(input.scalar_type());", "  *dtype = input.scalar_type();",
+     PYTORCH_BATCH_NORM, " && !(training && eps == 0.0) &&", " &&", PYTORCH_TESTS),
+    ("torch-partial-scales-accepted", "openaclnn.torch runs an all-or-none upsample API with only some scales given",
+     PYTORCH_UPSAMPLE, "    case ScaleRule::kAllOrNone: return count == 0 || count == spatial;",
+     "    case ScaleRule::kAllOrNone: return true;", PYTORCH_TESTS),
+    ("torch-inconsistent-scales-accepted", "openaclnn.torch runs bilinear / linear backwards with scales the API ignores",
+     PYTORCH_UPSAMPLE, "    case ScaleRule::kIfConsistent: return count == 0 || consistent;",
+     "    case ScaleRule::kIfConsistent: return true;", PYTORCH_TESTS),
+    ("torch-float-scale-rounded", "openaclnn.torch passes a scale no float holds to a float-scale API",
+     PYTORCH_UPSAMPLE, "    if (used && direction.float_scales &&", "    if (false && direction.float_scales &&",
      PYTORCH_TESTS),
+    ("torch-upsample-output-contiguous", "openaclnn.torch allocates every upsample result contiguous",
+     PYTORCH_UPSAMPLE, "return direction.layout == Layout::kSuggested ? input.suggest_memory_format() : at::MemoryFormat::Contiguous;",
+     "return at::MemoryFormat::Contiguous;", PYTORCH_TESTS),
+    ("torch-statistics-dtype", "openaclnn.torch returns batch-norm statistics in the input's dtype always",
+     PYTORCH_BATCH_NORM, "  *dtype = found.value_or(input.scalar_type());", "  *dtype = input.scalar_type();",
+     PYTORCH_TESTS),
+    ("torch-group-norm-any-layout", "openaclnn.torch runs group norm on inputs stock refuses (neither layout contiguous)",
+     PYTORCH_NORM, " && input.is_contiguous(input.suggest_memory_format()) &&", " &&", PYTORCH_TESTS),
+    ("torch-layer-norm-statistics-shape", "openaclnn.torch returns layer norm's mean and rstd without the trailing 1s",
+     PYTORCH_NORM, "  shape.resize(input.dim(), 1);\n", "", PYTORCH_TESTS),
     ("norm-backward-sign", "the backward subtracts the centred term with the wrong sign",
      NORM + "norm_kernels-inl.h",
      "VD result = hn::Mul(v_rstd, hn::Sub(weighted, hn::Mul(centred, ParameterAt<kStatsPerLane>(d, k, j))));",

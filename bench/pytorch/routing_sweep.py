@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """Measures where openaclnn.torch's kernels beat stock PyTorch and writes the routing table.
 
-For each accelerated operator, memory format (contiguous, channels_last_3d) and thread count,
-times stock and enabled (routing off) on a ladder of 5-D sizes [2, 16, S, S, S], alternating
-in one process, median of several repetitions each. The route records, at each measured size
+For each accelerated operator, memory format (contiguous, channels-last) and thread count,
+times stock and enabled (routing off) on a ladder of sizes (volume edge S: see cases()),
+alternating in one process, median of several repetitions each. The route records, at each measured size
 (elements of the kernel's largest input), whether enabled was at least as fast as stock; the
 extension gives a call the verdict of the largest measured size not above its own. Writes the
 raw times (--measurements, committed in bench/pytorch/) and the table the extension loads
 (--table: python/openaclnn/routing.csv).
 
-Usage: routing_sweep.py [--threads 1,2] [--sizes 4,8,12,16,24,32,48] [--reps 15]
+Usage: routing_sweep.py [--threads 1,2] [--sizes 4,8,12,16,24,32,48] [--reps 15] [--kernels REGEX]
 """
 import argparse
 import csv
+import os
+import re
 import statistics
 import time
 
@@ -23,25 +25,75 @@ import openaclnn.torch as oa
 SEED = 20261206
 
 
-def cases(size, memory_format):
+A = torch.ops.aten
+
+
+def cases(size, channels_last):
+    """{kernel: (call, the input whose elements size the route)} at volume edge `size`: 5-D
+    [2, 16, S, S, S] for the 3-D operators and the norms, 4-D [2, 16, S', S'] (S' = S^1.5, the
+    same elements) for the 2-D ones, 3-D [2, 16, S^3] for the 1-D ones and [2 * 16 * S, S^2]
+    rows for layer norm. Layouts without a channels-last form are measured contiguous only."""
     generator = torch.Generator().manual_seed(SEED)
-    x = torch.randn(2, 16, size, size, size, generator=generator).contiguous(memory_format=memory_format)
-    grad_up = torch.randn(2, 16, 2 * size, 2 * size, 2 * size, generator=generator).contiguous(
-        memory_format=memory_format)
-    dy = torch.randn(2, 16, size, size, size, generator=generator).contiguous(memory_format=memory_format)
-    _, mean, invstd = torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
-    shape = list(x.shape)
-    return {  # kernel: (call, the input whose elements size the route)
-        "upsample_nearest_exact3d": (
-            lambda: torch.ops.aten._upsample_nearest_exact3d(x, [2 * size] * 3, None, None, None), x),
+    edge2 = max(2, round(size ** 1.5))
+
+    def tensor(*shape):
+        t = torch.randn(*shape, generator=generator)
+        if channels_last and t.dim() in (4, 5):
+            t = t.contiguous(memory_format=torch.channels_last if t.dim() == 4 else torch.channels_last_3d)
+        return t
+
+    x5, x4, x3 = tensor(2, 16, size, size, size), tensor(2, 16, edge2, edge2), tensor(2, 16, size ** 3)
+    up5, up4, up3 = tensor(2, 16, 2 * size, 2 * size, 2 * size), tensor(2, 16, 2 * edge2, 2 * edge2), tensor(
+        2, 16, 2 * size ** 3)
+    down4 = tensor(2, 16, edge2 // 2, edge2 // 2)
+    dy = tensor(2, 16, size, size, size)
+    _, mean, invstd = torch.native_batch_norm(x5, None, None, None, None, True, 0.1, 1e-5)
+    weight, bias = torch.ones(16), torch.zeros(16)
+    hxw = size ** 3
+    _, gn_mean, gn_rstd = torch.native_group_norm(x5, weight, bias, 2, 16, hxw, 4, 1e-5)
+    rows = torch.randn(2 * 16 * size, size * size, generator=generator)
+    ln_weight, ln_bias = torch.ones(size * size), torch.zeros(size * size)
+    _, ln_mean, ln_rstd = torch.native_layer_norm(rows, [size * size], ln_weight, ln_bias, 1e-5)
+    mask = [True, True, True]
+    table = {
+        "upsample_nearest_exact3d": (lambda: A._upsample_nearest_exact3d(x5, [2 * size] * 3, None, None, None), x5),
         "upsample_nearest_exact3d_backward": (
-            lambda: torch.ops.aten._upsample_nearest_exact3d_backward(grad_up, [2 * size] * 3, shape, None, None,
-                                                                       None), grad_up),
-        "native_batch_norm": (lambda: torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5), x),
+            lambda: A._upsample_nearest_exact3d_backward(up5, [2 * size] * 3, list(x5.shape), None, None, None), up5),
+        "native_batch_norm": (lambda: torch.native_batch_norm(x5, None, None, None, None, True, 0.1, 1e-5), x5),
         "native_batch_norm_backward": (
-            lambda: torch.ops.aten.native_batch_norm_backward(dy, x, None, None, None, mean, invstd, True, 1e-5,
-                                                              [True, True, True]), x),
+            lambda: A.native_batch_norm_backward(dy, x5, None, None, None, mean, invstd, True, 1e-5, mask), x5),
+        "native_group_norm": (lambda: torch.native_group_norm(x5, weight, bias, 2, 16, hxw, 4, 1e-5), x5),
+        "native_group_norm_backward": (
+            lambda: A.native_group_norm_backward(dy, x5, gn_mean, gn_rstd, weight, 2, 16, hxw, 4, mask), x5),
     }
+    # Upsample operators by their input's rank: forward x2 (the anti-aliased ones / 2), backward.
+    for kernel, forward, backward, rank, extra in (
+            ("upsample_nearest3d", A.upsample_nearest3d, A.upsample_nearest3d_backward, 5, ()),
+            ("upsample_trilinear3d", A.upsample_trilinear3d, A.upsample_trilinear3d_backward, 5, (False,)),
+            ("upsample_nearest2d", A.upsample_nearest2d, A.upsample_nearest2d_backward, 4, ()),
+            ("upsample_nearest_exact2d", A._upsample_nearest_exact2d, A._upsample_nearest_exact2d_backward, 4, ()),
+            ("upsample_bilinear2d", A.upsample_bilinear2d, A.upsample_bilinear2d_backward, 4, (False,)),
+            ("upsample_bicubic2d", A.upsample_bicubic2d, A.upsample_bicubic2d_backward, 4, (False,)),
+            ("upsample_bilinear2d_aa", A._upsample_bilinear2d_aa, A._upsample_bilinear2d_aa_backward, -4, (False,)),
+            ("upsample_bicubic2d_aa", A._upsample_bicubic2d_aa, A._upsample_bicubic2d_aa_backward, -4, (False,)),
+            ("upsample_nearest1d", A.upsample_nearest1d, A.upsample_nearest1d_backward, 3, ()),
+            ("upsample_nearest_exact1d", A._upsample_nearest_exact1d, A._upsample_nearest_exact1d_backward, 3, ()),
+            ("upsample_linear1d", A.upsample_linear1d, A.upsample_linear1d_backward, 3, (False,))):
+        if channels_last and abs(rank) == 3:
+            continue
+        x, grad = {5: (x5, up5), 4: (x4, up4), -4: (x4, down4), 3: (x3, up3)}[rank]
+        out_size = list(grad.shape[2:])
+        scales = (None,) * (abs(rank) - 2)
+        table[kernel] = (lambda f=forward, x=x, o=out_size, e=extra, s=scales: f(x, o, *e, *s), x)
+        table[kernel + "_backward"] = (
+            lambda b=backward, g=grad, o=out_size, i=list(x.shape), e=extra, s=scales: b(g, o, i, *e, *s), grad)
+    if not channels_last:
+        table["native_layer_norm"] = (
+            lambda: torch.native_layer_norm(rows, [size * size], ln_weight, ln_bias, 1e-5), rows)
+        table["native_layer_norm_backward"] = (
+            lambda: A.native_layer_norm_backward(rows, rows, [size * size], ln_mean, ln_rstd, ln_weight, ln_bias,
+                                                 mask), rows)
+    return table
 
 
 def timed(fn, enabled):
@@ -60,24 +112,24 @@ def main():
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--measurements", default="bench/pytorch/routing-measurements.csv")
     parser.add_argument("--table", default="python/openaclnn/routing.csv")
+    parser.add_argument("--kernels", default="",
+                        help="measure only kernels matching this regex; the other kernels' committed rows are kept")
     parser.add_argument("--from-measurements", action="store_true",
                         help="write the table from the --measurements file without measuring again")
     args = parser.parse_args()
     if args.from_measurements:
-        with open(args.measurements) as f:
-            rows = [(r["kernel"], r["layout"], int(r["threads"]), int(r["size"]), int(r["elements"]),
-                     float(r["stock_us"]), float(r["enabled_us"])) for r in csv.DictReader(f)]
-        write_table(args.table, [(k, layout, t, e, 1 if ours <= stock else 0) for k, layout, t, _, e, stock, ours in rows])
+        write_table(args.table, verdicts(read_measurements(args.measurements)))
         return
     oa.set_routing(False)
     sizes = [int(s) for s in args.sizes.split(",")]
-    rows, table = [], []
+    rows = []
     for threads in [int(t) for t in args.threads.split(",")]:
         torch.set_num_threads(threads)
-        for layout, memory_format in (("contiguous", torch.contiguous_format),
-                                      ("channels_last", torch.channels_last_3d)):
+        for layout in ("contiguous", "channels_last"):
             for size in sizes:
-                for kernel, (fn, work) in cases(size, memory_format).items():
+                for kernel, (fn, work) in cases(size, layout == "channels_last").items():
+                    if not re.search(args.kernels, kernel):
+                        continue
                     for enabled in (False, True, False, True):  # warm-up
                         timed(fn, enabled)
                     times = {False: [], True: []}
@@ -86,15 +138,31 @@ def main():
                             times[enabled].append(timed(fn, enabled))
                     stock, ours = (statistics.median(times[e]) for e in (False, True))
                     rows.append((kernel, layout, threads, size, work.numel(), stock * 1e6, ours * 1e6))
-                    table.append((kernel, layout, threads, work.numel(), 1 if ours <= stock else 0))
                     print(f"{threads} {layout:13} {kernel:34} S={size:3} {stock * 1e6:9.1f} us {ours * 1e6:9.1f} us "
                           f"{stock / ours:5.2f}x", flush=True)
+    measured = {row[0] for row in rows}
+    kept = [row for row in read_measurements(args.measurements) if row[0] not in measured]
+    rows = kept + rows
     with open(args.measurements, "w") as f:
         f.write("kernel,layout,threads,size,elements,stock_us,enabled_us\n")
         for row in rows:
             f.write("%s,%s,%d,%d,%d,%.1f,%.1f\n" % row)
-    write_table(args.table, table)
+    write_table(args.table, verdicts(rows))
     print(f"wrote {args.measurements} and {args.table}")
+
+
+def read_measurements(path):
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        return [(r["kernel"], r["layout"], int(r["threads"]), int(r["size"]), int(r["elements"]),
+                 float(r["stock_us"]), float(r["enabled_us"])) for r in csv.DictReader(f)]
+
+
+def verdicts(rows):
+    """Each measurement's route: openaclnn's kernel where it was at least as fast as stock."""
+    return [(kernel, layout, threads, elements, 1 if ours <= stock else 0)
+            for kernel, layout, threads, _, elements, stock, ours in rows]
 
 
 def write_table(path, table):

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """A training step of a small 3-D U-Net-style block, stock PyTorch vs openaclnn.torch enabled.
 
-The block: Conv3d -> BatchNorm3d -> ReLU (skip), a stride-2 Conv3d -> BatchNorm3d -> ReLU,
-nearest-exact x2 upsample, concatenation with the skip, Conv3d -> BatchNorm3d -> ReLU, a
-1x1x1 Conv3d head; MSE loss against random targets, SGD with momentum. Each configuration
+The block (--block bn, the default): Conv3d -> BatchNorm3d -> ReLU (skip), a stride-2
+Conv3d -> BatchNorm3d -> ReLU, nearest-exact x2 upsample, concatenation with the skip,
+Conv3d -> BatchNorm3d -> ReLU, a 1x1x1 Conv3d head; --block norms uses GroupNorm, a channel
+LayerNorm and trilinear upsampling as well (UNetNormsBlock). MSE loss against random
+targets, SGD with momentum. Each configuration
 (threads x memory format) runs stock and enabled in the same process, alternating, with
 identical initial weights and data; the step time is the median over the timed steps.
 The profiler then attributes self CPU time per operator for one step of each.
 
-Usage: unet_step.py [--steps N] [--warmup N] [--threads 1,2] [--size D] [--markdown FILE]
+Usage: unet_step.py [--block bn|norms] [--steps N] [--warmup N] [--threads 1,2] [--size D] [--markdown FILE]
 Run with PYTHONPATH pointing at the installed package (make bench does).
 """
 import argparse
@@ -21,8 +23,14 @@ import torch.nn.functional as F
 
 import openaclnn.torch as oa
 
-OPERATORS = ("aten::native_batch_norm", "aten::native_batch_norm_backward", "aten::_upsample_nearest_exact3d",
-             "aten::_upsample_nearest_exact3d_backward")
+# The operators the profile attributes, per block.
+OPERATORS = {
+    "bn": ("aten::native_batch_norm", "aten::native_batch_norm_backward", "aten::_upsample_nearest_exact3d",
+           "aten::_upsample_nearest_exact3d_backward"),
+    "norms": ("aten::native_batch_norm", "aten::native_batch_norm_backward", "aten::native_group_norm",
+              "aten::native_group_norm_backward", "aten::native_layer_norm", "aten::native_layer_norm_backward",
+              "aten::upsample_trilinear3d", "aten::upsample_trilinear3d_backward"),
+}
 
 
 class UNetBlock(nn.Module):
@@ -43,6 +51,46 @@ class UNetBlock(nn.Module):
         return self.head(self.dec(torch.cat([y, skip], dim=1)))
 
 
+class ChannelLayerNorm(nn.Module):
+    """LayerNorm over the channels of an [N, C, D, H, W] volume (a transformer block's norm on
+    a feature map): normalizes the channels-last view, so the input is strided unless the
+    volume is channels-last."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.norm = nn.LayerNorm(channels)
+
+    def forward(self, x):
+        return self.norm(x.permute(0, 2, 3, 4, 1)).permute(0, 4, 1, 2, 3)
+
+
+class UNetNormsBlock(nn.Module):
+    """The U-Net block with the other normalizations of diffusion and segmentation U-Nets:
+    Conv3d -> BatchNorm3d -> ReLU (skip), a stride-2 Conv3d -> GroupNorm(8) -> SiLU, a
+    channel LayerNorm at the bottleneck, trilinear x2 upsample, concatenation with the skip,
+    Conv3d -> GroupNorm(8) -> SiLU, a 1x1x1 head."""
+
+    def __init__(self, in_channels=4, channels=16):
+        super().__init__()
+        self.enc = nn.Sequential(nn.Conv3d(in_channels, channels, 3, padding=1, bias=False), nn.BatchNorm3d(channels),
+                                 nn.ReLU())
+        self.down = nn.Sequential(nn.Conv3d(channels, 2 * channels, 3, stride=2, padding=1, bias=False),
+                                  nn.GroupNorm(8, 2 * channels), nn.SiLU())
+        self.mid = ChannelLayerNorm(2 * channels)
+        self.up = nn.Upsample(scale_factor=2, mode="trilinear", align_corners=False)
+        self.dec = nn.Sequential(nn.Conv3d(3 * channels, channels, 3, padding=1, bias=False),
+                                 nn.GroupNorm(8, channels), nn.SiLU())
+        self.head = nn.Conv3d(channels, 1, 1)
+
+    def forward(self, x):
+        skip = self.enc(x)
+        y = self.up(self.mid(self.down(skip)))
+        return self.head(self.dec(torch.cat([y, skip], dim=1)))
+
+
+BLOCKS = {"bn": UNetBlock, "norms": UNetNormsBlock}
+
+
 def cpu_capability():
     for line in torch.__config__.show().splitlines():
         if "CPU capability usage" in line:
@@ -50,9 +98,9 @@ def cpu_capability():
     return "ATen CPU capability unknown"
 
 
-def make_run(memory_format, size, batch):
+def make_run(block, memory_format, size, batch):
     torch.manual_seed(0)
-    model = UNetBlock().to(memory_format=memory_format)
+    model = BLOCKS[block]().to(memory_format=memory_format)
     x = torch.randn(batch, 4, size, size, size).contiguous(memory_format=memory_format)
     target = torch.randn(batch, 1, size, size, size).contiguous(memory_format=memory_format)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
@@ -79,7 +127,7 @@ def timed(step, enabled):
     return elapsed
 
 
-def profile(step, enabled, steps):
+def profile(step, enabled, steps, operators):
     """Per step, the CPU time of each operator's calls (children included: whatever the
     kernel calls), averaged over `steps` profiled steps."""
     (oa.enable if enabled else oa.disable)()
@@ -87,7 +135,7 @@ def profile(step, enabled, steps):
         for _ in range(steps):
             step()
     oa.disable()
-    per_op = {name: 0.0 for name in OPERATORS}
+    per_op = {name: 0.0 for name in operators}
     for event in prof.key_averages():
         if event.key in per_op:
             per_op[event.key] += event.cpu_time_total / 1e3 / steps
@@ -104,6 +152,8 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--size", type=int, default=32, help="volume edge D = H = W")
     parser.add_argument("--batch", type=int, default=2)
+    parser.add_argument("--block", choices=sorted(BLOCKS), default="bn",
+                        help="bn: BatchNorm + nearest-exact (make demo's); norms: also GroupNorm, LayerNorm, trilinear")
     parser.add_argument("--profile-steps", type=int, default=3, help="steps the profiler averages per configuration")
     parser.add_argument("--no-profile", action="store_true", help="step times only")
     parser.add_argument("--markdown", help="append the tables to this file")
@@ -112,7 +162,7 @@ def main():
     args = parser.parse_args()
     oa.use_torch_pool(not args.own_pool)
 
-    lines = [f"Block: in 4 ch, 16/32 ch, batch {args.batch}, volume {args.size}^3, fp32, SGD; median of "
+    lines = [f"Block `{args.block}`: in 4 ch, 16/32 ch, batch {args.batch}, volume {args.size}^3, fp32, SGD; median of "
              f"{args.steps} steps after {args.warmup} warm-up, stock and enabled alternating in one process "
              f"(PyTorch {torch.__version__}, {cpu_capability()}; openaclnn's regions on "
              f"{POOLS[args.own_pool]}).", "",
@@ -123,8 +173,8 @@ def main():
         torch.set_num_threads(threads)
         for format_name, memory_format in (("contiguous", torch.contiguous_format),
                                            ("channels_last_3d", torch.channels_last_3d)):
-            runs = {False: make_run(memory_format, args.size, args.batch),
-                    True: make_run(memory_format, args.size, args.batch)}
+            runs = {False: make_run(args.block, memory_format, args.size, args.batch),
+                    True: make_run(args.block, memory_format, args.size, args.batch)}
             losses = {mode: [runs[mode]() for _ in range(args.warmup)] for mode in runs}
             times = {False: [], True: []}
             for _ in range(args.steps):
@@ -134,8 +184,8 @@ def main():
             lines.append(f"| {threads} | {format_name} | {stock_ms:.1f} | {ours_ms:.1f} | {stock_ms / ours_ms:.2f}x |")
             if args.no_profile:
                 continue
-            per_op = {mode: profile(runs[mode], mode, args.profile_steps) for mode in (False, True)}
-            for name in OPERATORS:
+            per_op = {mode: profile(runs[mode], mode, args.profile_steps, OPERATORS[args.block]) for mode in (False, True)}
+            for name in OPERATORS[args.block]:
                 a, b = per_op[False][name], per_op[True][name]
                 op_lines.append(f"| {threads} | {format_name} | `{name[6:]}` | {a:.2f} | {b:.2f} | "
                                 f"{a / b if b > 0 else float('nan'):.2f}x |")

@@ -1,20 +1,24 @@
 """openaclnn's kernels as PyTorch's CPU kernels, switchable at run time.
 
-While enabled, these PyTorch operators run openaclnn's operators on CPU tensors:
+While enabled, these PyTorch operators (each with its ``.out`` / ``.grad_input`` overload
+where it has one) run openaclnn's operators on CPU tensors:
 
-* ``aten::_upsample_nearest_exact3d`` (and ``.out``): aclnnUpsampleNearestExact3d
-* ``aten::_upsample_nearest_exact3d_backward`` (and ``.grad_input``):
-  aclnnUpsampleNearestExact3dBackward
-* ``aten::native_batch_norm``: aclnnBatchNorm
-* ``aten::native_batch_norm_backward``: aclnnBatchNormBackward
+* the upsample family, forward and backward: ``aten::upsample_nearest1d/2d/3d``,
+  ``aten::_upsample_nearest_exact1d/2d/3d``, ``aten::upsample_linear1d``,
+  ``aten::upsample_bilinear2d``, ``aten::upsample_bicubic2d``, ``aten::upsample_trilinear3d``,
+  ``aten::_upsample_bilinear2d_aa``, ``aten::_upsample_bicubic2d_aa`` (aclnnUpsample*)
+* ``aten::native_batch_norm`` and its backward: aclnnBatchNorm, aclnnBatchNormBackward
+* ``aten::native_group_norm`` and its backward: aclnnGroupNorm, aclnnGroupNormBackward
+* ``aten::native_layer_norm`` and its backward: aclnnLayerNorm, aclnnLayerNormBackward
 
-so ``torch.nn.Upsample(mode="nearest-exact")``, ``F.interpolate(..., mode="nearest-exact")``
-and ``torch.nn.BatchNorm1d/2d/3d`` with their autograd use them without any change to user
-code. Inputs the operators do not take (float64, float16, other devices, mixed scales, ...)
-run PyTorch's own kernel; empty tensors are taken like any other (there is nothing to
-compute). Where stock PyTorch measured faster (the packaged ``routing.csv``: operator, memory
-format, thread count and size), stock's kernel runs too (``set_routing``). ``disable()``
-restores PyTorch's kernels.
+so ``torch.nn.Upsample`` / ``F.interpolate`` in every mode, ``torch.nn.BatchNorm1d/2d/3d``,
+``torch.nn.GroupNorm`` and ``torch.nn.LayerNorm`` with their autograd use them without any
+change to user code. Inputs the operators do not take (float64, float16, other devices,
+scales an API's rule cannot express, ...) run PyTorch's own kernel; empty tensors are taken
+like any other (there is nothing to compute). Where stock PyTorch measured faster (the
+packaged ``routing.csv``: operator, memory format, thread count and size), stock's kernel
+runs too (``set_routing``). ``disable()`` restores PyTorch's kernels. docs/pytorch.md has
+the rules.
 """
 import contextlib
 import csv
@@ -25,15 +29,9 @@ import torch as _torch
 _torch.ops.load_library(os.path.join(os.path.dirname(os.path.abspath(__file__)), "_openaclnn_torch.so"))
 _ops = _torch.ops.openaclnn
 
-#: Kernel names, in the order of :func:`call_counts`.
-KERNELS = (
-    "upsample_nearest_exact3d",
-    "upsample_nearest_exact3d.out",
-    "upsample_nearest_exact3d_backward",
-    "upsample_nearest_exact3d_backward.grad_input",
-    "native_batch_norm",
-    "native_batch_norm_backward",
-)
+#: Kernel names (ATen operator overloads without a leading underscore), in the order of
+#: :func:`call_counts`.
+KERNELS = tuple(str(name) for name in _ops.kernel_names())
 
 
 def enable():

@@ -441,6 +441,47 @@ class SwitchingAndFallbackTest(CountingTestCase):
                 x.bfloat16(), x, None, None, None, torch.zeros(3), torch.ones(3), True, 1e-5, [True, True, True]),
              "native_batch_norm_backward"),
         ]
+        # The upsample family: calls whose scales the API's rule cannot express, dtypes it
+        # does not map.
+        x4, x3, g5 = torch.randn(2, 3, 4, 5), torch.randn(2, 3, 4), torch.randn(2, 3, 2, 8, 10)
+        cases += [
+            ("nearest2d, one of two scales (all or none)", lambda: A.upsample_nearest2d(x4, [8, 10], 2.0, None),
+             "upsample_nearest2d"),
+            ("nearest1d, a scale no float holds (float parameter)", lambda: A.upsample_nearest1d(x3, [6], 1.7),
+             "upsample_nearest1d"),
+            ("bilinear2d, scales disagreeing with the size (used only when consistent)",
+             lambda: A.upsample_bilinear2d(x4, [9, 10], False, 2.0, 2.0), "upsample_bilinear2d"),
+            ("trilinear3d backward, two of three scales", lambda: A.upsample_trilinear3d_backward(
+                g5, [2, 8, 10], [2, 3, 1, 4, 5], False, None, 2.0, 2.0),
+             "upsample_trilinear3d_backward"),
+            ("float64 bicubic", lambda: A.upsample_bicubic2d(x4.double(), [8, 10], True, None, None),
+             "upsample_bicubic2d"),
+            ("float16 nearest-exact", lambda: A._upsample_nearest_exact2d(x4.half(), [8, 10], None, None),
+             "upsample_nearest_exact2d"),
+            ("bilinear .out of another shape (stock resizes)", lambda: A.upsample_bilinear2d.out(
+                x4, [8, 10], False, None, None, out=torch.empty(0)), "upsample_bilinear2d.out"),
+        ]
+        # Group and layer norm: stock's rules stay (its errors included).
+        xn, mean, rstd = torch.randn(2, 4, 3, 5), torch.zeros(2, 2), torch.ones(2, 2)
+        cases += [
+            ("group norm, float64", lambda: torch.native_group_norm(xn.double(), None, None, 2, 4, 15, 2, 1e-5),
+             "native_group_norm"),
+            ("group norm, neither contiguous nor channels-last", lambda: torch.native_group_norm(
+                xn.transpose(2, 3), None, None, 2, 4, 15, 2, 1e-5), "native_group_norm"),
+            ("group norm, bf16 input with fp32 weight", lambda: torch.native_group_norm(
+                xn.bfloat16(), torch.ones(4), None, 2, 4, 15, 2, 1e-5), "native_group_norm"),
+            ("group norm, eps 0", lambda: torch.native_group_norm(xn, None, None, 2, 4, 15, 2, 0.0),
+             "native_group_norm"),
+            ("group norm backward, weight gradient without weight", lambda: A.native_group_norm_backward(
+                xn, xn, mean, rstd, None, 2, 4, 15, 2, [True, True, False]), "native_group_norm_backward"),
+            ("layer norm, bf16 input with fp32 weight", lambda: torch.native_layer_norm(
+                xn.bfloat16(), [5], torch.ones(5), None, 1e-5), "native_layer_norm"),
+            ("layer norm, normalized shape not the input's trailing dims", lambda: torch.native_layer_norm(
+                xn, [4], None, None, 1e-5), "native_layer_norm"),
+            ("layer norm backward, bias gradient without bias", lambda: A.native_layer_norm_backward(
+                xn, xn, [5], torch.zeros(2, 4, 3, 1), torch.ones(2, 4, 3, 1), torch.ones(5), None,
+                [True, True, True]), "native_layer_norm_backward"),
+        ]
         for name, fn, kernel in cases:
             with self.subTest(name):
                 self.assert_same_as_stock(fn, kernel)
@@ -509,6 +550,282 @@ class SwitchingAndFallbackTest(CountingTestCase):
             self.assertGreater(fell_back, 0, kernel)
 
 
+A = torch.ops.aten
+# ATen's own CPU kernels under ATEN_CPU_CAPABILITY=default (ctest's baseline run): the
+# interpolating upsample forwards are bit-identical to those; torch's AVX2/AVX-512 kernels
+# differ from its own default ones in the last bits, so there the check is closeness.
+TORCH_DEFAULT_KERNELS = os.environ.get("ATEN_CPU_CAPABILITY", "").lower() == "default"
+
+# The upsample family: (call_counts key, forward, backward, spatial dims, takes align_corners).
+UPSAMPLE_OPS = [
+    ("upsample_nearest1d", A.upsample_nearest1d, A.upsample_nearest1d_backward, 1, False),
+    ("upsample_nearest2d", A.upsample_nearest2d, A.upsample_nearest2d_backward, 2, False),
+    ("upsample_nearest3d", A.upsample_nearest3d, A.upsample_nearest3d_backward, 3, False),
+    ("upsample_nearest_exact1d", A._upsample_nearest_exact1d, A._upsample_nearest_exact1d_backward, 1, False),
+    ("upsample_nearest_exact2d", A._upsample_nearest_exact2d, A._upsample_nearest_exact2d_backward, 2, False),
+    ("upsample_linear1d", A.upsample_linear1d, A.upsample_linear1d_backward, 1, True),
+    ("upsample_bilinear2d", A.upsample_bilinear2d, A.upsample_bilinear2d_backward, 2, True),
+    ("upsample_bicubic2d", A.upsample_bicubic2d, A.upsample_bicubic2d_backward, 2, True),
+    ("upsample_trilinear3d", A.upsample_trilinear3d, A.upsample_trilinear3d_backward, 3, True),
+    ("upsample_bilinear2d_aa", A._upsample_bilinear2d_aa, A._upsample_bilinear2d_aa_backward, 2, True),
+    ("upsample_bicubic2d_aa", A._upsample_bicubic2d_aa, A._upsample_bicubic2d_aa_backward, 2, True),
+]
+
+
+def torch_generic(run, x):
+    """run(x) by torch's generic per-axis loop: on two copies of x stacked on the batch axis,
+    rows padded, so its TensorIterator can coalesce no axis. torch's bits vary in the last
+    place with its loop choice (a contiguous or one-row input, channels-last, AVX2's fused
+    multiply-adds); openaclnn's interpolating forwards are this loop's bits."""
+    pair = torch.cat([x, x], 0)
+    padded = torch.zeros(list(pair.shape[:-1]) + [pair.shape[-1] + 1], dtype=x.dtype)
+    padded[..., :-1] = pair
+    return run(padded[..., :-1])[:x.shape[0]]
+
+
+class UpsampleCall:
+    """One call of an upsample operator: input shape, output size, align_corners, scales."""
+
+    def __init__(self, op, rng):
+        self.kernel, self.forward_op, self.backward_op, spatial, self.interpolating = op
+        self.shape = [rng.randint(1, 2), rng.randint(1, 3)] + [rng.randint(1, 6) for _ in range(spatial)]
+        self.align = [rng.random() < 0.5] if self.interpolating else []
+        if rng.random() < 0.4:
+            self.size = [rng.randint(1, 2 * n + 2) for n in self.shape[2:]]
+            self.scales = [None] * spatial
+        else:  # scales torch uses per axis (some calls then run stock's kernel: see the rules)
+            self.scales = [rng.choice([0.5, 0.75, 1.5, 2.0, 2.5, 3.0]) for _ in range(spatial)]
+            self.size = [max(1, int(math.floor(n * s))) for n, s in zip(self.shape[2:], self.scales)]
+        self.out_shape = self.shape[:2] + self.size
+
+    def forward(self, x):
+        return self.forward_op(x, self.size, *self.align, *self.scales)
+
+    def backward(self, grad):
+        return self.backward_op(grad, self.size, self.shape, *self.align, *self.scales)
+
+    def __repr__(self):
+        return f"{self.kernel} {self.shape} -> {self.size} align {self.align} scales {self.scales}"
+
+
+class UpsampleFamilyTest(CountingTestCase):
+    """Every upsample operator of the family against stock: fp32 forward bit-identical
+    (closeness where torch's own vectorized kernels are in use), nearest backwards
+    bit-identical, interpolating backwards and every bf16 result no further from float64 than
+    stock's; .out overloads write in place. Each operator must run openaclnn on most cases."""
+
+    CASES = 10
+
+    def layouts(self, call):
+        return ("contiguous", "sliced") + (("channels_last",) if len(call.shape) >= 4 else ())
+
+    def run_cases(self, seed, check):
+        rng = random.Random(seed)
+        for op in UPSAMPLE_OPS:
+            ran = 0
+            for case in range(self.CASES):
+                call = UpsampleCall(op, rng)
+                before = oa.call_counts()
+                with self.subTest(f"case {case}: {call}"):
+                    check(call, rng)
+                ran += counts_delta(before, call.kernel)[0] + counts_delta(before, call.kernel + "_backward")[0]
+            self.assertGreaterEqual(ran, self.CASES // 2, f"{op[0]}: openaclnn ran on too few cases")
+
+    def enabled(self, fn):
+        with oa.enabled():
+            return fn()
+
+    def test_fp32_forward_matches_stock(self):
+        def check(call, rng):
+            x = random_view(call.shape, torch.float32, rng.choice(self.layouts(call)), rng)
+            ours = self.enabled(lambda: call.forward(x))
+            self.assertEqual(ours.stride(), stock(lambda: call.forward(x)).stride())
+            theirs = stock(lambda: torch_generic(call.forward, x))
+            if TORCH_DEFAULT_KERNELS or not call.interpolating:
+                self.assertTrue(torch.equal(ours, theirs), "values differ")
+            else:
+                tolerance = 2.0**-18 * max(1.0, x.abs().max().item() if x.numel() else 1.0)
+                self.assertLessEqual((ours - theirs).abs().max().item() if ours.numel() else 0.0, tolerance)
+
+        self.run_cases(SEED + 30, check)
+
+    def test_fp32_backward_through_autograd(self):
+        def check(call, rng):
+            x = random_view(call.shape, torch.float32, rng.choice(self.layouts(call)), rng)
+            grad = random_view(call.out_shape, torch.float32, rng.choice(("contiguous", "sliced")), rng)
+
+            def gradient(dtype):
+                leaf = x.detach().to(dtype).requires_grad_()
+                call.forward(leaf).backward(grad.to(dtype))
+                return leaf.grad
+
+            ours, theirs = self.enabled(lambda: gradient(torch.float32)), stock(lambda: gradient(torch.float32))
+            if not call.interpolating:
+                self.assert_identical(ours, theirs)
+                return
+            # Both fp32 gradients use fp32 weights and the float64 one float64 weights, so the
+            # weights' rounding dominates both errors; the half-ulp rule against the float64 sum
+            # of the same fp32 weights is the library's oracle test's (upsample_interp_oracle_test).
+            self.assertEqual(ours.stride(), theirs.stride())
+            reference = stock(lambda: gradient(torch.float64))
+            if reference.numel():
+                error = lambda t: (t.double() - reference).abs().max().item()
+                self.assertLessEqual(error(ours), 2 * error(theirs) + 2.0**-22 * reference.abs().max().item())
+
+        self.run_cases(SEED + 31, check)
+
+    def test_bf16_no_further_from_float64_than_stock(self):
+        def check(call, rng):
+            # Where stock 1.13 has no bf16 kernel (nearest-exact and anti-aliased forwards,
+            # anti-aliased backwards), ours must be the fp32 result rounded once.
+            x = random_view(call.shape, torch.bfloat16, rng.choice(self.layouts(call)), rng)
+            grad = random_view(call.out_shape, torch.bfloat16, "contiguous", rng)
+            for run, source in ((call.forward, x), (call.backward, grad)):
+                ours = self.enabled(lambda: run(source))
+                self.assertEqual(ours.dtype, torch.bfloat16)
+                try:
+                    theirs = stock(lambda: run(source))
+                except RuntimeError:
+                    fp32 = stock(lambda: run(source.float()))
+                    bound = 2.0**-8 * fp32.abs() + 2.0**-20 * (fp32.abs().max() if fp32.numel() else 0)
+                    self.assertTrue(bool(((ours.float() - fp32).abs() <= bound).all()), run.__name__)
+                    continue
+                self.assert_error_at_most_stock(ours, theirs, stock(lambda: run(source.double())), run.__name__)
+
+        self.run_cases(SEED + 32, check)
+
+    def test_out_overloads_write_in_place(self):
+        def check(call, rng):
+            x = random_view(call.shape, torch.float32, "contiguous", rng)
+            grad = random_view(call.out_shape, torch.float32, "contiguous", rng)
+            expected_out = self.enabled(lambda: call.forward(x))
+            expected_grad_input = self.enabled(lambda: call.backward(grad))
+            out = random_view(call.out_shape, torch.float32, rng.choice(("contiguous", "sliced")), rng)
+            grad_input = random_view(call.shape, torch.float32, rng.choice(("contiguous", "sliced")), rng)
+            before = oa.call_counts()
+            with oa.enabled():
+                got = call.forward_op.out(x, call.size, *call.align, *call.scales, out=out)
+                got_grad = call.backward_op.grad_input(grad, call.size, call.shape, *call.align, *call.scales,
+                                                       grad_input=grad_input)
+            self.assertEqual((got.data_ptr(), got_grad.data_ptr()), (out.data_ptr(), grad_input.data_ptr()))
+            self.assertTrue(torch.equal(out, expected_out) and torch.equal(grad_input, expected_grad_input))
+            if counts_delta(before, call.kernel)[0] + counts_delta(before, call.kernel + "_backward")[0] == 0:
+                return  # the call's scales are stock's to handle
+            self.assertEqual(counts_delta(before, call.kernel + ".out"), (1, 0))
+            self.assertEqual(counts_delta(before, call.kernel + "_backward.grad_input"), (1, 0))
+
+        self.run_cases(SEED + 33, check)
+
+    def test_interpolate_modules_run_openaclnn(self):
+        x4 = torch.randn(2, 3, 5, 7).contiguous(memory_format=torch.channels_last)
+        calls = [
+            ("upsample_nearest2d", lambda t: F.interpolate(t, scale_factor=2.0)),
+            ("upsample_bilinear2d", lambda t: F.interpolate(t, size=(9, 11), mode="bilinear")),
+            ("upsample_bicubic2d", lambda t: F.interpolate(t, scale_factor=2.0, mode="bicubic", align_corners=True)),
+            ("upsample_bilinear2d_aa", lambda t: F.interpolate(t, size=(3, 4), mode="bilinear", antialias=True)),
+            ("upsample_nearest_exact2d", lambda t: torch.nn.Upsample(scale_factor=1.5, mode="nearest-exact")(t)),
+            ("upsample_trilinear3d", lambda t: F.interpolate(t[:, :, None].expand(2, 3, 2, 5, 7), scale_factor=2.0,
+                                                              mode="trilinear")),
+        ]
+        for kernel, fn in calls:
+            def run():
+                leaf = x4.detach().requires_grad_()
+                y = fn(leaf)
+                y.backward(torch.ones_like(y))
+                return y.detach(), leaf.grad
+
+            with self.subTest(kernel):
+                ours = self.ours(run, kernel)
+                self.assertEqual(counts_delta({kernel + "_backward": (0, 0)}, kernel + "_backward")[1] >= 0, True)
+                theirs = stock(run)
+                self.assertEqual(ours[0].stride(), theirs[0].stride())
+                self.assertEqual(ours[1].stride(), theirs[1].stride())
+
+
+class NormTest(CountingTestCase):
+    """Group norm and layer norm, each operator against a float64 evaluation of the same
+    inputs (the backward's statistics are the forward's, in the input's dtype): every output
+    and gradient no further from it than stock's; fp32 and bf16, affine or not, both layouts
+    (layer norm: strided views). The modules run through autograd too."""
+
+    def compare(self, fn, inputs, kernel, what):
+        before = oa.call_counts()
+        with oa.enabled():
+            ours = fn(*inputs)
+        self.assertEqual(counts_delta(before, kernel), (1, 0), f"{what}: {kernel}")
+        # Stock's values from contiguous copies: PyTorch 1.13's native_group_norm_backward
+        # reads non-contiguous tensors as if they were contiguous (docs/pytorch.md).
+        layouts = stock(lambda: fn(*inputs))
+        theirs = stock(lambda: fn(*(t.contiguous() if isinstance(t, torch.Tensor) else t for t in inputs)))
+        reference = stock(lambda: fn(*(t.double().contiguous() if isinstance(t, torch.Tensor) else t
+                                       for t in inputs)))
+        for k, (a, b, r, layout) in enumerate(zip(ours, theirs, reference, layouts)):
+            if b is None:
+                self.assertIsNone(a, f"{what}: output {k}")
+                continue
+            self.assertEqual(a.stride(), layout.stride(), f"{what}: output {k} strides")
+            self.assert_error_at_most_stock(a, b, r, f"{what}: output {k}")
+
+    def check_pair(self, forward, backward, x, weight, bias, rng, kernel, what):
+        self.compare(forward, [x, weight, bias], kernel, what)
+        _, mean, rstd = stock(lambda: forward(x, weight, bias))
+        grad = random_view(list(x.shape), x.dtype, rng.choice(("contiguous", "sliced")), rng)
+        mask = [True, weight is not None, bias is not None]
+        self.compare(backward, [grad, x, mean, rstd, weight, bias, mask], kernel + "_backward", what + " backward")
+
+    def test_group_norm(self):
+        rng = random.Random(SEED + 40)
+        for case in range(30):
+            groups = rng.randint(1, 4)
+            shape = [rng.randint(1, 3), groups * rng.randint(1, 3)] + [rng.randint(1, 5) for _ in
+                                                                       range(rng.choice((0, 1, 2, 3)))]
+            dtype = rng.choice((torch.float32, torch.bfloat16))
+            layout = "channels_last" if len(shape) in (4, 5) and rng.random() < 0.5 else "contiguous"
+            x = random_view(shape, dtype, layout, rng, scale=2.0, offset=1.0)
+            affine = rng.random() < 0.7
+            weight = random_view([shape[1]], dtype, "contiguous", rng) if affine else None
+            bias = random_view([shape[1]], dtype, "contiguous", rng) if affine else None
+            n, c, hxw = shape[0], shape[1], math.prod(shape[2:])
+            forward = lambda t, w, b: torch.native_group_norm(t, w, b, n, c, hxw, groups, EPS)
+            backward = lambda g, t, m, r, w, b, mask: A.native_group_norm_backward(g, t, m, r, w, n, c, hxw, groups,
+                                                                                   mask)
+            self.check_pair(forward, backward, x, weight, bias, rng, "native_group_norm",
+                            f"case {case} {shape} {dtype} {layout} groups {groups} affine {affine}")
+
+    def test_layer_norm(self):
+        rng = random.Random(SEED + 41)
+        for case in range(30):
+            shape = [rng.randint(1, 4) for _ in range(rng.randint(1, 4))]
+            normalized = shape[len(shape) - rng.randint(1, len(shape)):]
+            dtype = rng.choice((torch.float32, torch.bfloat16))
+            layout = rng.choice(("contiguous", "sliced"))
+            x = random_view(shape, dtype, layout, rng, scale=2.0, offset=1.0)
+            weight = random_view(normalized, dtype, "contiguous", rng) if rng.random() < 0.7 else None
+            bias = random_view(normalized, dtype, "contiguous", rng) if weight is not None else None
+            forward = lambda t, w, b: torch.native_layer_norm(t, normalized, w, b, EPS)
+            backward = lambda g, t, m, r, w, b, mask: A.native_layer_norm_backward(g, t, normalized, m, r, w, b, mask)
+            self.check_pair(forward, backward, x, weight, bias, rng, "native_layer_norm",
+                            f"case {case} {shape} {normalized} {dtype} {layout} affine {weight is not None}")
+
+    def test_modules_through_autograd(self):
+        x = torch.randn(2, 8, 5, 6).contiguous(memory_format=torch.channels_last)
+        for kernel, module in (("native_group_norm", torch.nn.GroupNorm(4, 8)),
+                               ("native_layer_norm", torch.nn.LayerNorm([5, 6]))):
+            def run():
+                leaf = x.detach().requires_grad_()
+                module.zero_grad()
+                y = module(leaf)
+                y.backward(torch.ones_like(y))
+                return y.detach(), leaf.grad, module.weight.grad
+
+            with self.subTest(kernel):
+                ours = self.ours(run, kernel)
+                theirs = stock(run)
+                for a, b in zip(ours, theirs):
+                    self.assertEqual(a.stride(), b.stride())
+                    self.assertTrue(torch.allclose(a, b, rtol=1e-5, atol=1e-5))
+
+
 class SimdTargetTest(unittest.TestCase):
     def test_dispatched_target_is_the_one_asked_for(self):
         # ctest runs this file on the best SIMD target and on the baseline (OPENACLNN_SIMD).
@@ -564,7 +881,10 @@ class ThreadsTest(CountingTestCase):
         def run():
             up = torch.ops.aten._upsample_nearest_exact3d_backward(g, [48, 48, 48], list(x.shape), None, None, None)
             bn = torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
-            return (up,) + tuple(bn)
+            trilinear = A.upsample_trilinear3d(x, [40, 40, 40], False, None, None, None)
+            group_norm = torch.native_group_norm(x, None, None, 4, 16, 32 ** 3, 4, EPS)
+            layer_norm = torch.native_layer_norm(x, [32, 32], None, None, EPS)
+            return (up, trilinear) + tuple(bn) + tuple(group_norm) + tuple(layer_norm)
 
         try:
             torch.set_num_threads(1)
