@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures where openaclnn.torch's kernels beat stock PyTorch and writes the routing table.
 
-For each accelerated operator, memory format (contiguous, channels-last) and thread count,
+For each accelerated operator, layout (contiguous, channels-last, strided) and thread count,
 times stock and enabled (routing off) on a ladder of sizes (volume edge S: see cases()),
 alternating in one process, median of several repetitions each. The route records, at each measured size
 (elements of the kernel's largest input), whether enabled was at least as fast as stock; the
@@ -10,6 +10,7 @@ raw times (--measurements, committed in bench/pytorch/) and the table the extens
 (--table: python/openaclnn/routing.csv).
 
 Usage: routing_sweep.py [--threads 1,2] [--sizes 4,8,12,16,24,32,48] [--reps 15] [--kernels REGEX]
+                        [--layouts contiguous,channels_last,strided]
 """
 import argparse
 import csv
@@ -28,15 +29,21 @@ SEED = 20261206
 A = torch.ops.aten
 
 
-def cases(size, channels_last):
+def cases(size, layout):
     """{kernel: (call, the input whose elements size the route)} at volume edge `size`: 5-D
     [2, 16, S, S, S] for the 3-D operators and the norms, 4-D [2, 16, S', S'] (S' = S^1.5, the
     same elements) for the 2-D ones, 3-D [2, 16, S^3] for the 1-D ones and [2 * 16 * S, S^2]
-    rows for layer norm. Layouts without a channels-last form are measured contiguous only."""
+    rows for layer norm. `layout`: contiguous, channels_last (operators of 4-D and 5-D inputs
+    only) or strided: every tensor the first 16 of 32 channels of a contiguous one (as
+    torch.cat's backward hands a gradient on), and layer norm's input the token view
+    [2, S^3, 32] of a [2, 32, S^3] volume (a U-Net's attention or channel norm)."""
     generator = torch.Generator().manual_seed(SEED)
     edge2 = max(2, round(size ** 1.5))
+    channels_last, strided = layout == "channels_last", layout == "strided"
 
     def tensor(*shape):
+        if strided:
+            return torch.randn(shape[0], 2 * shape[1], *shape[2:], generator=generator)[:, :shape[1]]
         t = torch.randn(*shape, generator=generator)
         if channels_last and t.dim() in (4, 5):
             t = t.contiguous(memory_format=torch.channels_last if t.dim() == 4 else torch.channels_last_3d)
@@ -50,10 +57,14 @@ def cases(size, channels_last):
     _, mean, invstd = torch.native_batch_norm(x5, None, None, None, None, True, 0.1, 1e-5)
     weight, bias = torch.ones(16), torch.zeros(16)
     hxw = size ** 3
-    _, gn_mean, gn_rstd = torch.native_group_norm(x5, weight, bias, 2, 16, hxw, 4, 1e-5)
-    rows = torch.randn(2 * 16 * size, size * size, generator=generator)
-    ln_weight, ln_bias = torch.ones(size * size), torch.zeros(size * size)
-    _, ln_mean, ln_rstd = torch.native_layer_norm(rows, [size * size], ln_weight, ln_bias, 1e-5)
+    _, gn_mean, gn_rstd = torch.native_group_norm(x5.contiguous(), weight, bias, 2, 16, hxw, 4, 1e-5)
+    if strided:
+        rows = torch.randn(2, 32, size ** 3, generator=generator).transpose(1, 2)
+    else:
+        rows = torch.randn(2 * 16 * size, size * size, generator=generator)
+    hidden = rows.shape[-1]
+    ln_weight, ln_bias = torch.ones(hidden), torch.zeros(hidden)
+    _, ln_mean, ln_rstd = torch.native_layer_norm(rows, [hidden], ln_weight, ln_bias, 1e-5)
     mask = [True, True, True]
     table = {
         "upsample_nearest_exact3d": (lambda: A._upsample_nearest_exact3d(x5, [2 * size] * 3, None, None, None), x5),
@@ -87,12 +98,13 @@ def cases(size, channels_last):
         table[kernel] = (lambda f=forward, x=x, o=out_size, e=extra, s=scales: f(x, o, *e, *s), x)
         table[kernel + "_backward"] = (
             lambda b=backward, g=grad, o=out_size, i=list(x.shape), e=extra, s=scales: b(g, o, i, *e, *s), grad)
+    if strided:  # stock's group norm refuses it (and so leaves it to stock's error)
+        del table["native_group_norm"]
     if not channels_last:
-        table["native_layer_norm"] = (
-            lambda: torch.native_layer_norm(rows, [size * size], ln_weight, ln_bias, 1e-5), rows)
+        table["native_layer_norm"] = (lambda: torch.native_layer_norm(rows, [hidden], ln_weight, ln_bias, 1e-5), rows)
         table["native_layer_norm_backward"] = (
-            lambda: A.native_layer_norm_backward(rows, rows, [size * size], ln_mean, ln_rstd, ln_weight, ln_bias,
-                                                 mask), rows)
+            lambda: A.native_layer_norm_backward(rows, rows, [hidden], ln_mean, ln_rstd, ln_weight, ln_bias, mask),
+            rows)
     return table
 
 
@@ -114,6 +126,8 @@ def main():
     parser.add_argument("--table", default="python/openaclnn/routing.csv")
     parser.add_argument("--kernels", default="",
                         help="measure only kernels matching this regex; the other kernels' committed rows are kept")
+    parser.add_argument("--layouts", default="contiguous,channels_last,strided",
+                        help="measure only these layouts; the other layouts' committed rows are kept")
     parser.add_argument("--from-measurements", action="store_true",
                         help="write the table from the --measurements file without measuring again")
     args = parser.parse_args()
@@ -125,9 +139,9 @@ def main():
     rows = []
     for threads in [int(t) for t in args.threads.split(",")]:
         torch.set_num_threads(threads)
-        for layout in ("contiguous", "channels_last"):
+        for layout in args.layouts.split(","):
             for size in sizes:
-                for kernel, (fn, work) in cases(size, layout == "channels_last").items():
+                for kernel, (fn, work) in cases(size, layout).items():
                     if not re.search(args.kernels, kernel):
                         continue
                     for enabled in (False, True, False, True):  # warm-up
@@ -140,8 +154,8 @@ def main():
                     rows.append((kernel, layout, threads, size, work.numel(), stock * 1e6, ours * 1e6))
                     print(f"{threads} {layout:13} {kernel:34} S={size:3} {stock * 1e6:9.1f} us {ours * 1e6:9.1f} us "
                           f"{stock / ours:5.2f}x", flush=True)
-    measured = {row[0] for row in rows}
-    kept = [row for row in read_measurements(args.measurements) if row[0] not in measured]
+    measured = {(row[0], row[1]) for row in rows}
+    kept = [row for row in read_measurements(args.measurements) if (row[0], row[1]) not in measured]
     rows = kept + rows
     with open(args.measurements, "w") as f:
         f.write("kernel,layout,threads,size,elements,stock_us,enabled_us\n")

@@ -6,8 +6,8 @@ Conv3d -> BatchNorm3d -> ReLU, nearest-exact x2 upsample, concatenation with the
 Conv3d -> BatchNorm3d -> ReLU, a 1x1x1 Conv3d head; --block norms uses GroupNorm, a channel
 LayerNorm and trilinear upsampling as well (UNetNormsBlock). MSE loss against random
 targets, SGD with momentum. Each configuration
-(threads x memory format) runs stock and enabled in the same process, alternating, with
-identical initial weights and data; the step time is the median over the timed steps.
+(threads x memory format) runs stock and enabled in the same process on one model, data and
+optimizer, alternating step by step; the step time is the median over the timed steps.
 The profiler then attributes self CPU time per operator for one step of each.
 
 Usage: unet_step.py [--block bn|norms] [--steps N] [--warmup N] [--threads 1,2] [--size D] [--markdown FILE]
@@ -163,25 +163,36 @@ def main():
     oa.use_torch_pool(not args.own_pool)
 
     lines = [f"Block `{args.block}`: in 4 ch, 16/32 ch, batch {args.batch}, volume {args.size}^3, fp32, SGD; median of "
-             f"{args.steps} steps after {args.warmup} warm-up, stock and enabled alternating in one process "
+             f"{args.steps} pairs of steps after {args.warmup} warm-up pairs, stock and enabled alternating on one model "
              f"(PyTorch {torch.__version__}, {cpu_capability()}; openaclnn's regions on "
              f"{POOLS[args.own_pool]}).", "",
-             "| threads | memory format | stock step (ms) | enabled step (ms) | whole-step speed-up |",
+             "| threads | memory format | stock step (ms) | enabled step (ms) | whole-step speed-up (quartiles) |",
              "|---|---|---|---|---|"]
     op_lines = ["| threads | memory format | operator | stock (ms) | enabled (ms) | speed-up |", "|---|---|---|---|---|---|"]
     for threads in [int(t) for t in args.threads.split(",")]:
         torch.set_num_threads(threads)
         for format_name, memory_format in (("contiguous", torch.contiguous_format),
                                            ("channels_last_3d", torch.channels_last_3d)):
-            runs = {False: make_run(args.block, memory_format, args.size, args.batch),
-                    True: make_run(args.block, memory_format, args.size, args.batch)}
-            losses = {mode: [runs[mode]() for _ in range(args.warmup)] for mode in runs}
-            times = {False: [], True: []}
-            for _ in range(args.steps):
+            # One model, data and optimizer for both modes, alternating step by step: two
+            # instances differ in where their buffers lie, and oneDNN's convolutions (most of
+            # a step) measurably with them, by more than the operators here change.
+            step = make_run(args.block, memory_format, args.size, args.batch)
+            runs = {False: step, True: step}
+            for _ in range(args.warmup):
                 for mode in (False, True):
+                    timed(runs[mode], mode)
+            # Pairs of adjacent steps, stock first in even pairs and enabled first in odd ones;
+            # the speed-up is the median of the pairs' ratios (the machine's speed drifts
+            # between pairs more than within one), with its quartiles.
+            times = {False: [], True: []}
+            for pair in range(args.steps):
+                for mode in ((False, True) if pair % 2 == 0 else (True, False)):
                     times[mode].append(timed(runs[mode], mode))
             stock_ms, ours_ms = (statistics.median(times[m]) * 1e3 for m in (False, True))
-            lines.append(f"| {threads} | {format_name} | {stock_ms:.1f} | {ours_ms:.1f} | {stock_ms / ours_ms:.2f}x |")
+            ratios = sorted(a / b for a, b in zip(times[False], times[True]))
+            quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+            lines.append(f"| {threads} | {format_name} | {stock_ms:.1f} | {ours_ms:.1f} | {quartiles[1]:.2f}x "
+                         f"({quartiles[0]:.2f}–{quartiles[2]:.2f}) |")
             if args.no_profile:
                 continue
             per_op = {mode: profile(runs[mode], mode, args.profile_steps, OPERATORS[args.block]) for mode in (False, True)}
@@ -190,7 +201,6 @@ def main():
                 op_lines.append(f"| {threads} | {format_name} | `{name[6:]}` | {a:.2f} | {b:.2f} | "
                                 f"{a / b if b > 0 else float('nan'):.2f}x |")
             print(lines[-1], flush=True)
-            del losses
     text = "\n".join(lines) + "\n"
     if not args.no_profile:
         text += "\n".join(["", f"Per operator and step (profiler, mean of {args.profile_steps} steps, CPU time of the "

@@ -54,7 +54,7 @@ void ResetCallCounts() {
 // ---- routes ----
 
 // Routes from the measured table (openaclnn/routing.csv, which bench/pytorch/routing_sweep.py
-// writes; openaclnn.torch loads it at import): for a kernel, a layout and a thread count, the
+// writes; openaclnn.torch loads it at import): for a kernel, a layout (RouteLayout) and a thread count, the
 // sizes measured (elements of the largest input) and at each whether openaclnn's kernel was
 // at least as fast as stock. A call takes the verdict of the largest measured size not above
 // its own (the smallest one's below them all). A thread count without rows uses the largest
@@ -63,10 +63,10 @@ namespace {
 
 struct RouteKey {
   int kernel;
-  bool channels_last;
+  RouteLayout layout;
   int threads;
   bool operator<(const RouteKey& o) const {
-    return std::tie(kernel, channels_last, threads) < std::tie(o.kernel, o.channels_last, o.threads);
+    return std::tie(kernel, layout, threads) < std::tie(o.kernel, o.layout, o.threads);
   }
 };
 std::mutex g_routes_mutex;
@@ -75,14 +75,19 @@ std::atomic<bool> g_routing{true};
 
 }  // namespace
 
+RouteLayout RouteLayoutOf(const at::Tensor& t) {
+  if (t.is_contiguous()) return RouteLayout::kContiguous;
+  return ChannelsLast(t) ? RouteLayout::kChannelsLast : RouteLayout::kStrided;
+}
+
 bool RoutedToOpenaclnn(int route_kernel, const at::Tensor& work) {
   if (!g_routing.load(std::memory_order_relaxed)) return true;
-  const RouteKey key{route_kernel, ChannelsLast(work), at::get_num_threads()};
+  const RouteKey key{route_kernel, RouteLayoutOf(work), at::get_num_threads()};
   std::lock_guard<std::mutex> lock(g_routes_mutex);
   auto row = g_routes.upper_bound(key);  // the largest measured thread count not above the caller's
   if (row == g_routes.begin()) return true;
   --row;
-  if (row->first.kernel != key.kernel || row->first.channels_last != key.channels_last) return true;
+  if (row->first.kernel != key.kernel || row->first.layout != key.layout) return true;
   const std::map<int64_t, bool>& sizes = row->second;
   if (sizes.empty()) return true;
   auto at = sizes.upper_bound(work.numel());
@@ -90,11 +95,11 @@ bool RoutedToOpenaclnn(int route_kernel, const at::Tensor& work) {
   return at->second;
 }
 
-void SetRoute(int kernel, bool channels_last, int threads, int64_t elements, bool use_openaclnn) {
+void SetRoute(int kernel, RouteLayout layout, int threads, int64_t elements, bool use_openaclnn) {
   TORCH_CHECK(kernel >= 0 && kernel < static_cast<int>(KernelNames().size()) && threads >= 1 && elements >= 0,
               "openaclnn: bad route");
   std::lock_guard<std::mutex> lock(g_routes_mutex);
-  g_routes[RouteKey{kernel, channels_last, threads}][elements] = use_openaclnn;
+  g_routes[RouteKey{kernel, layout, threads}][elements] = use_openaclnn;
 }
 
 void ClearRoutes() {

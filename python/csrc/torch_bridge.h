@@ -34,10 +34,15 @@ void ResetCallCounts();
 
 // ---- never slower: where stock measured faster, stock's kernel runs ----
 
+// The layouts routes tell apart: contiguous, channels-last (4-D / 5-D, not also
+// contiguous), and strided (neither: a slice, a transposed view).
+enum class RouteLayout : int { kContiguous = 0, kChannelsLast = 1, kStrided = 2 };
+RouteLayout RouteLayoutOf(const at::Tensor& t);
+
 // Whether openaclnn's kernel runs for this call of `route_kernel` (an .out overload passes
-// its operator's kernel), sized by `work` (its largest input).
+// its operator's kernel), sized and laid out by `work` (its largest input).
 bool RoutedToOpenaclnn(int route_kernel, const at::Tensor& work);
-void SetRoute(int kernel, bool channels_last, int threads, int64_t elements, bool use_openaclnn);
+void SetRoute(int kernel, RouteLayout layout, int threads, int64_t elements, bool use_openaclnn);
 void ClearRoutes();
 void SetRouting(bool on);
 bool Routing();

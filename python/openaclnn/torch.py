@@ -99,16 +99,24 @@ def routing():
     return bool(_ops.routing())
 
 
-def set_route(kernel, channels_last, threads, elements, use_openaclnn):
+#: The layouts routes tell apart (routing.csv's layout column): contiguous, channels-last
+#: (4-D / 5-D, not also contiguous) and strided (neither: a slice, a transposed view).
+LAYOUTS = ("contiguous", "channels_last", "strided")
+
+
+def set_route(kernel, layout, threads, elements, use_openaclnn):
     """One measured point of a route: calls of `kernel` (a name of KERNELS; .out overloads
-    share their operator's route) with that layout, at that thread count (and more, up to the
-    next measured count), sized from `elements` elements of their largest input up to the
-    next measured size, run openaclnn's kernel if use_openaclnn, else stock's."""
-    _ops.set_route(KERNELS.index(kernel), bool(channels_last), int(threads), int(elements), bool(use_openaclnn))
+    share their operator's route) whose largest input has `layout` (a name of LAYOUTS; True
+    and False mean channels_last and contiguous), at that thread count (and more, up to the
+    next measured count), sized from `elements` elements of that input up to the next
+    measured size, run openaclnn's kernel if use_openaclnn, else stock's."""
+    if isinstance(layout, bool):
+        layout = LAYOUTS[1] if layout else LAYOUTS[0]
+    _ops.set_route(KERNELS.index(kernel), LAYOUTS.index(layout), int(threads), int(elements), bool(use_openaclnn))
 
 
 def routes():
-    """The routes loaded from routing.csv: {(kernel, channels_last, threads): {elements: use_openaclnn}}."""
+    """The routes loaded from routing.csv: {(kernel, layout, threads): {elements: use_openaclnn}}."""
     return {key: dict(points) for key, points in _ROUTES.items()}
 
 
@@ -128,12 +136,12 @@ def _load_routes(path):
     if os.path.isfile(path):
         with open(path) as f:
             for row in csv.DictReader(line for line in f if not line.startswith("#")):
-                key = (row["kernel"], row["layout"] == "channels_last", int(row["threads"]))
+                key = (row["kernel"], row["layout"], int(row["threads"]))
                 table.setdefault(key, {})[int(row["elements"])] = row["use_openaclnn"] == "1"
     _ops.clear_routes()
-    for (kernel, channels_last, threads), points in table.items():
+    for (kernel, layout, threads), points in table.items():
         for elements, use in points.items():
-            set_route(kernel, channels_last, threads, elements, use)
+            set_route(kernel, layout, threads, elements, use)
     return table
 
 

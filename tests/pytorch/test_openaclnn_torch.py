@@ -927,7 +927,12 @@ class RoutingTest(CountingTestCase):
             self.fallback(run(small), "native_batch_norm")
             self.ours(run(large), "native_batch_norm")
             self.fallback(run(torch.randn(2, 4, 2, 2, 2)), "native_batch_norm")  # below every size: the smallest's
-            # Channels-last has no row: openaclnn's kernel.
+            # Channels-last has no row: openaclnn's kernel; nor has strided, until it gets one.
+            self.ours(run(small.contiguous(memory_format=torch.channels_last_3d)), "native_batch_norm")
+            sliced = torch.randn(2, 8, 3, 3, 3)[:, :4]
+            self.ours(run(sliced), "native_batch_norm")
+            oa.set_route("native_batch_norm", "strided", 1, 0, False)
+            self.fallback(run(sliced), "native_batch_norm")
             self.ours(run(small.contiguous(memory_format=torch.channels_last_3d)), "native_batch_norm")
             # 2 threads use the 1-thread row (the largest measured below) until they have their own.
             torch.set_num_threads(2)
@@ -949,11 +954,17 @@ class RoutingTest(CountingTestCase):
             oa.load_routes()
 
     def test_the_packaged_table_is_loaded(self):
+        # Every operator has measured routes at 1 and 2 threads for each layout it has
+        # (.out overloads share their operator's).
         table = oa.routes()
         self.assertTrue(table, "routing.csv is missing or empty")
-        kernels = {kernel for kernel, _, _ in table}
-        self.assertEqual(kernels, {"upsample_nearest_exact3d", "upsample_nearest_exact3d_backward",
-                                   "native_batch_norm", "native_batch_norm_backward"})
+        operators = {k for k in oa.KERNELS if not k.endswith((".out", ".grad_input"))}
+        self.assertEqual({kernel for kernel, _, _ in table}, operators)
+        for kernel in operators:
+            layouts = {layout for k, layout, _ in table if k == kernel}
+            self.assertTrue({"contiguous", "strided"} <= layouts or kernel == "native_group_norm", kernel)
+            for layout in layouts:
+                self.assertEqual({t for k, l, t in table if k == kernel and l == layout}, {1, 2}, (kernel, layout))
 
 
 class Eps0Test(CountingTestCase):
