@@ -66,7 +66,7 @@ demo-pytorch: deps-pytorch
 	cmake --install build/pytorch --prefix $(PYTORCH_PREFIX) --component pytorch >/dev/null
 	@echo; echo "=== PyTorch training step, stock vs openaclnn.torch enabled (bench/pytorch/unet_step.py)"
 	PYTHONPATH=$(PYTORCH_PREFIX)/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/unet_step.py \
-	  --steps 3 --warmup 1 --threads 2 --size 24 --no-profile
+	  --steps 15 --warmup 2 --threads 2 --size 24 --no-profile
 
 # Debian packages from the demo build (the library, its tool and examples; no tests):
 # build/packages/openaclnn_<version>_<arch>.deb and openaclnn-dev_<version>_<arch>.deb.
