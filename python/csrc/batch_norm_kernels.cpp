@@ -88,7 +88,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeBatchNormBackward(
   // eps = 0 step is stock's throughout.
   if (Acceleratable(input) && Acceleratable(grad_out) && input.dim() >= 2 && input.dim() <= 8 &&
       RoutedToOpenaclnn(kNativeBatchNormBackward, input) &&
-      !(train && eps == 0.0) && grad_out.scalar_type() == input.scalar_type() && grad_out.sizes() == input.sizes() && statistics_given &&
+      !(train && eps == 0.0) && grad_out.scalar_type() == input.scalar_type() && grad_out.sizes() == input.sizes() &&
+      statistics_given &&
       ChannelDtype(input,
                    train ? std::initializer_list<const c10::optional<at::Tensor>*>{&weight, &save_mean, &save_invstd}
                          : std::initializer_list<const c10::optional<at::Tensor>*>{&weight, &running_mean,

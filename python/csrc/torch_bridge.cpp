@@ -142,7 +142,9 @@ bool ValidSizes(at::IntArrayRef values, size_t length) {
   return true;
 }
 
-aclFormat DefaultFormat(int64_t dim) { return dim == 4 ? ACL_FORMAT_NCHW : dim == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND; }
+aclFormat DefaultFormat(int64_t dim) {
+  return dim == 4 ? ACL_FORMAT_NCHW : dim == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
+}
 
 AclTensorView::AclTensorView(const at::Tensor& t, aclFormat format) {
   if (!t.defined()) return;

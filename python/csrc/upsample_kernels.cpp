@@ -84,8 +84,8 @@ enum class Layout { kSuggested, kContiguous };
 struct Direction {
   const char* api;
   ScaleRule rule;
-  double absent_scale;    // what the API takes as "no scale"
-  bool float_scales;  // the API's scales are floats: only a double a float holds maps
+  double absent_scale;  // what the API takes as "no scale"
+  bool float_scales;    // the API's scales are floats: only a double a float holds maps
   Layout layout;
 };
 
@@ -226,11 +226,15 @@ const UpsampleOp kNearest1d = {
     1,
     {"aclnnUpsampleNearest1dV2", kPerAxis, 0.0, kFloatScales, kContiguous},
     [](const aclTensor* s, const aclIntArray* o, bool, const double* k, aclTensor* out, uint64_t* w,
-       aclOpExecutor** e) { return aclnnUpsampleNearest1dV2GetWorkspaceSize(s, o, static_cast<float>(k[0]), out, w, e); },
+       aclOpExecutor** e) {
+      return aclnnUpsampleNearest1dV2GetWorkspaceSize(s, o, static_cast<float>(k[0]), out, w, e);
+    },
     aclnnUpsampleNearest1dV2,
     {"aclnnUpsampleNearest1dBackward", kPerAxis, 0.0, kDoubleScales, kContiguous},
     [](const aclTensor* g, const aclIntArray* o, const aclIntArray* i, bool, const double* k, aclTensor* gi,
-       uint64_t* w, aclOpExecutor** e) { return aclnnUpsampleNearest1dBackwardGetWorkspaceSize(g, o, i, k[0], gi, w, e); },
+       uint64_t* w, aclOpExecutor** e) {
+      return aclnnUpsampleNearest1dBackwardGetWorkspaceSize(g, o, i, k[0], gi, w, e);
+    },
     aclnnUpsampleNearest1dBackward,
     AddKernels("upsample_nearest1d")};
 
