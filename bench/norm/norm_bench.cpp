@@ -226,10 +226,17 @@ struct NormCase {
       oracle::RmsNormGrad(View(dy, {rows, cols}, type), xv, View(rstd, {rows, 1}, oracle::DType::kFloat32), wv, {}, {});
     }
   }
-  // x, dy as torch sees GroupNorm's [N, C, HxW] (channels-last: C innermost).
+  // x, dy as torch sees GroupNorm's [N, C, HxW] (channels-last: C innermost). Channels-last
+  // goes to torch as a 4-D [N, C, H, W] (H x W = HxW, W the largest divisor not above its
+  // square root) in channels-last strides: torch has no channels-last 3-D form, and takes a
+  // size-1 W as ambiguous; either way its oracle would copy to contiguous first and time that.
   oracle::View GroupView(const bench::Buffer& buffer) const {
-    oracle::View v = View(buffer, {rows, channels, hxw}, OracleDtype());
-    if (channels_last) v.strides = {channels * hxw, 1, channels};
+    if (!channels_last) return View(buffer, {rows, channels, hxw}, OracleDtype());
+    int64_t w = 1;
+    for (int64_t d = 2; d * d <= hxw; ++d)
+      if (hxw % d == 0) w = d;
+    oracle::View v = View(buffer, {rows, channels, hxw / w, w}, OracleDtype());
+    v.strides = {channels * hxw, 1, w * channels, channels};
     return v;
   }
   oracle::View TorchStat(const bench::Buffer& buffer) const { return View(buffer, {rows, 1}, OracleDtype()); }
