@@ -16,8 +16,8 @@ so ``torch.nn.Upsample`` / ``F.interpolate`` in every mode, ``torch.nn.BatchNorm
 change to user code. Inputs the operators do not take (float64, float16, other devices,
 scales an API's rule cannot express, ...) run PyTorch's own kernel; empty tensors are taken
 like any other (there is nothing to compute). Where stock PyTorch measured faster (the
-packaged ``routing.csv``: operator, memory format, thread count and size), stock's kernel
-runs too (``set_routing``). ``disable()`` restores PyTorch's kernels. docs/pytorch.md has
+packaged ``routing.csv``: operator, layout of the largest input, thread count and size),
+stock's kernel runs too (``set_routing``). ``disable()`` restores PyTorch's kernels. docs/pytorch.md has
 the rules.
 """
 import contextlib
