@@ -236,8 +236,8 @@ struct Host {
 };
 
 // Every Host ever set stays alive (a region on another thread may still be using the one a
-// later call replaced), reachable from here; there are as many as openaclnnSetParallelFor
-// calls.
+// later call replaced), reachable from here; setting one already there reuses it, so there
+// are as many as distinct (parallel-for, host) pairs, however often a host toggles it.
 std::mutex g_hosts_mutex;
 std::deque<Host> g_hosts;               // guarded by g_hosts_mutex
 std::atomic<const Host*> g_host{nullptr};
@@ -264,6 +264,12 @@ void SetHostParallelFor(HostParallelFor parallel_for, void* host) {
     return;
   }
   std::lock_guard<std::mutex> lock(g_hosts_mutex);
+  for (const Host& known : g_hosts) {
+    if (known.parallel_for == parallel_for && known.host == host) {
+      g_host.store(&known, std::memory_order_release);
+      return;
+    }
+  }
   g_hosts.push_back({parallel_for, host});
   g_host.store(&g_hosts.back(), std::memory_order_release);
 }
