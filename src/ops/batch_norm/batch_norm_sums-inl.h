@@ -47,13 +47,24 @@ struct PartialSums {
 };
 
 // The one combine tree of the kSumLanes partials: halves added lane by lane, four times.
-HWY_INLINE double SumPartials(const double* partials) {
-  double level[kSumLanes];
-  std::copy(partials, partials + kSumLanes, level);
-  for (size_t width = kSumLanes / 2; width >= 1; width /= 2) {
-    for (size_t j = 0; j < width; ++j) level[j] = level[j] + level[j + width];
+// Each level's additions run as vectors of up to `width` lanes: the same IEEE additions of
+// the same operands on every target (a scalar loop here spent more on a short row's two
+// trees than on its elements).
+template <size_t kWidth>
+HWY_INLINE void AddUpperHalf(double* HWY_RESTRICT level) {
+  const hn::CappedTag<double, kWidth> d;
+  for (size_t j = 0; j < kWidth; j += hn::Lanes(d)) {
+    hn::Store(hn::Add(hn::LoadU(d, level + j), hn::LoadU(d, level + j + kWidth)), d, level + j);
   }
-  return level[0];
+}
+HWY_INLINE double SumPartials(const double* partials) {
+  static_assert(kSumLanes == 16, "the tree below has four levels");
+  HWY_ALIGN double level[kSumLanes];
+  std::copy(partials, partials + kSumLanes, level);
+  AddUpperHalf<8>(level);
+  AddUpperHalf<4>(level);
+  AddUpperHalf<2>(level);
+  return level[0] + level[1];
 }
 
 // A pass's two sums from its partials (a block's, or a channel's within a reduction task).
@@ -61,6 +72,9 @@ HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_d
   *sum_dy = SumPartials(acc.dy) + acc.dy_scalar;
   *sum_dyx = SumPartials(acc.dyx) + acc.dyx_scalar;
 }
+// One of them (a pass that fills only one).
+HWY_INLINE double FinishSumDy(const PartialSums& acc) { return SumPartials(acc.dy) + acc.dy_scalar; }
+HWY_INLINE double FinishSumDyx(const PartialSums& acc) { return SumPartials(acc.dyx) + acc.dyx_scalar; }
 
 // Per-element column sums a weighted reduction may add on its way (the normalization
 // family's backward, which would otherwise widen x and dy again): dw[i] += dy * ((x - mean) *

@@ -77,19 +77,15 @@ template <class T>
 OA_KERNEL_HELPER void RowStatistics(const RowNormPlan& plan, const T* x, double* mean, double* variance,
                                     double* rstd) {
   const int64_t n = plan.row_length;
-  double sum = 0.0, unused = 0.0;
   *mean = 0.0;
   if (norm::IsCentred(plan.operation)) {
     bn_kernels::PartialSums acc;
     bn_kernels::SumSegment<bn::kSumX>(x, x, n, 0.0, acc);
-    bn_kernels::FinishSums(acc, &sum, &unused);
-    *mean = sum / static_cast<double>(n);
+    *mean = bn_kernels::FinishSumDy(acc) / static_cast<double>(n);
   }
   bn_kernels::PartialSums acc;
-  double squares = 0.0;
   bn_kernels::SumSegment<bn::kCentredSquares>(x, x, n, *mean, acc);
-  bn_kernels::FinishSums(acc, &unused, &squares);
-  *variance = squares / static_cast<double>(n);
+  *variance = bn_kernels::FinishSumDyx(acc) / static_cast<double>(n);
   *rstd = 1.0 / std::sqrt(*variance + plan.eps);
 }
 

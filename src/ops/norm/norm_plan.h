@@ -55,6 +55,8 @@ struct StridedIndex {
   int64_t size[kMaxDims] = {};
   int64_t stride[kMaxDims] = {};
   int64_t Offset(int64_t i) const {
+    // One dim (rows of a contiguous tensor, a statistic per row): no division per row.
+    if (rank == 1 && i < size[0]) return i * stride[0];
     int64_t offset = 0;
     for (int k = rank - 1; k >= 0 && i != 0; --k) {
       offset += (i % size[k]) * stride[k];
