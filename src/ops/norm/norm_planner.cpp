@@ -19,9 +19,10 @@ namespace {
 // A block holds about this many elements (a few rows of a large row, many of a small one),
 // so a tiny call is one task and a large one has enough tasks for any thread count.
 constexpr int64_t kBlockElements = int64_t{1} << 15;
-// The backward keeps two partial column sums per lane per block: at most this many blocks,
-// each of at least this many rows (so writing and combining the partials costs at most
-// about a sixteenth of the block's reading).
+// The backward keeps two partial column sums per parameter slot per block: at most this
+// many blocks, each reading at least kMinColumnRows rows' worth of the slots (so writing and
+// combining the partials costs at most about a sixteenth of the block's reading: 32 rows of
+// a per-lane LayerNorm, a single row of a GroupNorm whose channels are long).
 constexpr int64_t kMaxColumnBlocks = 64;
 constexpr int64_t kMinColumnRows = 32;
 // GroupNorm channel runs shorter than this (a vector group of the fixed-order sums) take the
@@ -174,7 +175,8 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   const int64_t length = std::max<int64_t>(plan.row_length, 1);
   plan.rows_per_block = std::max<int64_t>(1, kBlockElements / length);
   if (plan.want_column_sums()) {
-    plan.rows_per_block = std::max({plan.rows_per_block, kMinColumnRows, plan.rows / kMaxColumnBlocks + 1});
+    const int64_t min_rows = (kMinColumnRows * plan.Slots() + length - 1) / length;
+    plan.rows_per_block = std::max({plan.rows_per_block, min_rows, plan.rows / kMaxColumnBlocks + 1});
   }
   // Gathered GroupNorm rows (channels-last data): a block takes whole samples, so the groups
   // that share cache lines (their channels sit side by side) are read while the lines are in
