@@ -295,14 +295,14 @@ inline RowPointers LocateRow(const RowNormPlan& plan, char* buffer, int64_t r) {
   RowPointers p;
   for (int t = 0; t < kNumBigTensors; ++t) {
     if (plan.big[t] == nullptr) continue;
-    const size_t element = DataTypeSize(plan.dtype[t]);
-    char* row = plan.big[t] + plan.row_index[t].Offset(r) * static_cast<int64_t>(element);
+    const int64_t element = plan.element_bytes[t];
+    char* row = plan.big[t] + plan.row_index[t].Offset(r) * element;
     if (!plan.gather) {
       p.row[t] = row;
       continue;
     }
     p.row[t] = buffer;
-    buffer += (static_cast<uint64_t>(plan.row_length) * element + 63) / 64 * 64;
+    buffer += static_cast<uint64_t>(plan.row_length * element + 63) / 64 * 64;
     if (t != kOut && t != kSum) CopyLanes(plan.lane_index[t], plan.row_length, element, row, p.row[t], true);
   }
   return p;
@@ -313,8 +313,8 @@ inline void FinishRow(const RowNormPlan& plan, const RowPointers& p, int64_t r) 
   if (!plan.gather) return;
   for (int t : {kOut, kSum}) {
     if (plan.big[t] == nullptr) continue;
-    const size_t element = DataTypeSize(plan.dtype[t]);
-    char* row = plan.big[t] + plan.row_index[t].Offset(r) * static_cast<int64_t>(element);
+    const int64_t element = plan.element_bytes[t];
+    char* row = plan.big[t] + plan.row_index[t].Offset(r) * element;
     CopyLanes(plan.lane_index[t], plan.row_length, element, p.row[t], row, false);
   }
 }
@@ -370,7 +370,7 @@ void AddInputs(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block, 
 }
 
 inline char* StatAddress(const norm::SmallVector& v, int64_t r) {  // row r's statistic
-  return v.data + v.index.Offset(r) * static_cast<int64_t>(DataTypeSize(v.dtype));
+  return v.Address(r);
 }
 
 inline char* BlockBuffer(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {

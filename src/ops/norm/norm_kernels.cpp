@@ -38,10 +38,6 @@ HWY_EXPORT(NormRowBlock);
 namespace norm {
 namespace {
 
-char* Address(const SmallVector& v, int64_t i) {
-  return v.data + v.index.Offset(i) * static_cast<int64_t>(DataTypeSize(v.dtype));
-}
-
 // out[j] = v[j] widened (absent: `absent`); dense fp32, the common case, in a loop the
 // compiler vectorises.
 void ReadLanes(const SmallVector& v, int64_t n, double absent, double* out) {
@@ -54,7 +50,7 @@ void ReadLanes(const SmallVector& v, int64_t n, double absent, double* out) {
       out[j] = value;
     }
   } else {
-    for (int64_t j = 0; j < n; ++j) out[j] = bn::ReadElement(Address(v, j), v.dtype);
+    for (int64_t j = 0; j < n; ++j) out[j] = bn::ReadElement(v.Address(j), v.dtype);
   }
 }
 
@@ -70,7 +66,7 @@ void WriteColumnSums(const RowNormPlan& plan, const NormWorkspace& ws, const Sma
     for (int64_t j = 0; j < slots; ++j) sum[j] += partial[j];
   }
   if (!plan.expand_segments) {
-    for (int64_t j = 0; j < params; ++j) bn::WriteElement(Address(v, j), v.dtype, sum[j]);
+    for (int64_t j = 0; j < params; ++j) bn::WriteElement(v.Address(j), v.dtype, sum[j]);
     return;
   }
   const int64_t run = plan.row_length / plan.segments;
@@ -78,7 +74,7 @@ void WriteColumnSums(const RowNormPlan& plan, const NormWorkspace& ws, const Sma
     const double* lanes = sum + (j / plan.segments) * plan.row_length + (j % plan.segments) * run;
     double total = lanes[0];
     for (int64_t s = 1; s < run; ++s) total += lanes[s];
-    bn::WriteElement(Address(v, j), v.dtype, total);
+    bn::WriteElement(v.Address(j), v.dtype, total);
   }
 }
 
@@ -90,7 +86,7 @@ void ReadParameters(const RowNormPlan& plan, const SmallVector& v, double absent
   for (int64_t g = 0; g < plan.groups; ++g) {
     for (int64_t j = 0; j < plan.row_length; ++j) {
       const int64_t param = g * plan.segments + j / run;
-      out[g * plan.row_length + j] = v.data == nullptr ? absent : bn::ReadElement(Address(v, param), v.dtype);
+      out[g * plan.row_length + j] = v.data == nullptr ? absent : bn::ReadElement(v.Address(param), v.dtype);
     }
   }
 }
@@ -98,7 +94,7 @@ void ReadParameters(const RowNormPlan& plan, const SmallVector& v, double absent
 // No rows ran (and the plan has no workspace): every column sum is 0.
 void WriteZeroColumnSums(const RowNormPlan& plan, const SmallVector& v) {
   if (v.data == nullptr) return;
-  for (int64_t j = 0; j < plan.Parameters(); ++j) bn::WriteElement(Address(v, j), v.dtype, 0.0);
+  for (int64_t j = 0; j < plan.Parameters(); ++j) bn::WriteElement(v.Address(j), v.dtype, 0.0);
 }
 
 }  // namespace

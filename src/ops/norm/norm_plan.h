@@ -72,7 +72,9 @@ struct StridedIndex {
 struct SmallVector {
   char* data = nullptr;  // element 0 of the view; null: absent or not requested
   aclDataType dtype = ACL_FLOAT;
+  int64_t element_bytes = 4;  // dtype's size
   StridedIndex index;
+  char* Address(int64_t i) const { return data + index.Offset(i) * element_bytes; }  // element i
 };
 
 struct RowNormPlan {
@@ -84,6 +86,7 @@ struct RowNormPlan {
   // ---- the big tensors (null: not used, or gradInput not requested) ----
   char* big[kNumBigTensors] = {};
   aclDataType dtype[kNumBigTensors] = {};  // ACL_FLOAT
+  int64_t element_bytes[kNumBigTensors] = {};  // dtype's sizes (a short row's kernels read them per row)
   StridedIndex row_index[kNumBigTensors];   // row r -> offset of its first element
   StridedIndex lane_index[kNumBigTensors];  // lane j -> offset within the row
   bool gather = false;  // some big tensor's rows are not contiguous: rows go through the workspace

@@ -49,6 +49,7 @@ SmallVector MakeSmallVector(const aclTensor* t) {
   if (t == nullptr) return v;
   v.data = ElementAddress(*t);
   v.dtype = t->dtype;
+  v.element_bytes = static_cast<int64_t>(DataTypeSize(t->dtype));
   v.index = MakeStridedIndex(*t, 0, static_cast<int>(t->Rank()));
   return v;
 }
@@ -153,6 +154,7 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
     if (big[t] == nullptr) continue;
     plan.big[t] = ElementAddress(*big[t]);
     plan.dtype[t] = big[t]->dtype;
+    plan.element_bytes[t] = static_cast<int64_t>(DataTypeSize(big[t]->dtype));
     const int t_split = split_of(*big[t]);
     plan.row_index[t] = MakeStridedIndex(*big[t], 0, t_split);
     plan.lane_index[t] = MakeStridedIndex(*big[t], t_split, static_cast<int>(big[t]->Rank()));
