@@ -15,6 +15,8 @@
 #include <c10/util/Exception.h>
 #include <torch/library.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -33,20 +35,34 @@ namespace {
 // torch's own regions runs inline there, as at::parallel_for does. The plan fixes the tasks,
 // so the bits are those of openaclnn's own pool.
 std::atomic<int64_t> g_torch_pool_regions{0};  // regions run through at::parallel_for (tests)
+std::atomic<int64_t> g_torch_pool_shared_regions{0};  // ... whose tasks more than one thread ran
 
 void TorchParallelFor(void*, int64_t num_tasks, int32_t, openaclnnTask task, void* context) {
   g_torch_pool_regions.fetch_add(1);
+  std::atomic<int> chunks{0};  // at::parallel_for calls the body once per thread it uses
   at::parallel_for(0, num_tasks, 1, [&](int64_t begin, int64_t end) {
+    chunks.fetch_add(1, std::memory_order_relaxed);
     for (int64_t i = begin; i < end; ++i) task(context, i);
   });
+  if (chunks.load() > 1) g_torch_pool_shared_regions.fetch_add(1);
 }
 
 // Which pool runs the regions while enabled: torch's (the default) or openaclnn's own (for
 // tests and measurements: use_torch_pool(False)).
 std::atomic<bool> g_use_torch_pool{true};
 
+// A forked child (a DataLoader worker) keeps openaclnn's own pool: GNU libgomp's team does not
+// survive fork, so an OpenMP region of more than one thread in a child whose parent ran one
+// waits for ever (stock PyTorch's own kernels do, at torch.set_num_threads(2) in the child).
+// The library's pool is rebuilt in the child by its fork handlers.
+std::atomic<bool> g_forked_child{false};
+[[maybe_unused]] const bool g_fork_handler = [] {
+  pthread_atfork(nullptr, nullptr, [] { g_forked_child.store(true); });
+  return true;
+}();
+
 void InstallPool() {
-  if (g_use_torch_pool.load()) {
+  if (g_use_torch_pool.load() && !g_forked_child.load()) {
     openaclnnSetParallelFor(TorchParallelFor, nullptr);
   } else {
     openaclnnSetParallelFor(nullptr, nullptr);
@@ -116,6 +132,7 @@ std::string SystemReport() {
 }
 
 int64_t TorchPoolRegions() { return g_torch_pool_regions.load(); }
+int64_t TorchPoolSharedRegions() { return g_torch_pool_shared_regions.load(); }
 
 // One measured point of a route (RoutedToOpenaclnn); kernel is an index of kernel_names(),
 // layout a RouteLayout (0 contiguous, 1 channels-last, 2 strided).
@@ -142,6 +159,7 @@ TORCH_LIBRARY(openaclnn, m) {
   m.def("system_report() -> str", &SystemReport);
   m.def("use_torch_pool(bool use) -> ()", &UseTorchPool);
   m.def("torch_pool_regions() -> int", &TorchPoolRegions);
+  m.def("torch_pool_shared_regions() -> int", &TorchPoolSharedRegions);
   m.def("set_route(int kernel, int layout, int threads, int elements, bool use_openaclnn) -> ()",
         &SetRouteForPython);
   m.def("clear_routes() -> ()", &ClearRoutes);

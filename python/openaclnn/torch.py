@@ -88,6 +88,11 @@ def torch_pool_regions():
     return int(_ops.torch_pool_regions())
 
 
+def torch_pool_shared_regions():
+    """Of torch_pool_regions(), those whose tasks ran on more than one of PyTorch's threads."""
+    return int(_ops.torch_pool_shared_regions())
+
+
 def set_routing(on=True):
     """Never slower (on, the default): a call of a size, layout and thread count where stock
     PyTorch measured faster (routes(), from routing.csv) runs stock's kernel. Off: every call

@@ -896,13 +896,17 @@ class ThreadsTest(CountingTestCase):
                 torch.set_num_threads(threads)
                 for torch_pool in (True, False):
                     oa.use_torch_pool(torch_pool)
-                    before = oa.torch_pool_regions()
+                    before = oa.torch_pool_regions(), oa.torch_pool_shared_regions()
                     results = self.ours(run, "native_batch_norm")
-                    regions = oa.torch_pool_regions() - before
+                    regions = oa.torch_pool_regions() - before[0]
+                    shared = oa.torch_pool_shared_regions() - before[1]
                     for a, b in zip(reference, results):
                         self.assertTrue(torch.equal(a, b), "threads %d, torch pool %s" % (threads, torch_pool))
                     if torch_pool and threads > 1:
                         self.assertGreater(regions, 0, "the regions must run on torch's pool")
+                        # at::parallel_for runs its range on the calling thread alone when the
+                        # caller is compiled without OpenMP: the regions must really be shared.
+                        self.assertGreater(shared, 0, "the regions must run on more than one of torch's threads")
                     else:
                         self.assertEqual(regions, 0)
         finally:
@@ -1011,8 +1015,12 @@ FORK_CHILD_SECONDS = 60
 
 class ForkTest(CountingTestCase):
     """Review item 1: a DataLoader-style worker forked after enabled calls works. The parent
-    runs a batch norm large enough to be queued on the stream's worker (> 4 MiB) with the
-    pool busy; each child (1 and 2 threads) runs it again and must get the parent's bits."""
+    runs a batch norm large enough to be queued on the stream's worker (> 4 MiB) on torch's
+    pool at 2 threads; each child (1 and 2 threads) runs it again and must get the parent's
+    bits. GNU libgomp's team does not survive fork: a child whose parent ran an OpenMP region
+    waits for ever in its own first region of 2 threads, stock PyTorch's kernels included. So
+    a forked child runs openaclnn's regions on openaclnn's own pool (rebuilt by the library's
+    fork handlers), and compares its bits at 1 thread, as a DataLoader worker runs."""
 
     def test_forked_worker_runs_enabled_calls(self):
         saved = torch.get_num_threads()
@@ -1020,7 +1028,10 @@ class ForkTest(CountingTestCase):
             torch.set_num_threads(2)
             x = torch.randn(32, 8, 64, 64, generator=torch.Generator().manual_seed(SEED))
             run = lambda: torch.native_batch_norm(x, None, None, None, None, True, 0.1, EPS)
+            shared_before = oa.torch_pool_shared_regions()
             parent = self.ours(run, "native_batch_norm")
+            self.assertGreater(oa.torch_pool_shared_regions() - shared_before, 0,
+                               "the parent must have run a region on 2 of torch's threads")
             for threads in (1, 2):
                 read_end, write_end = os.pipe()
                 pid = os.fork()
@@ -1030,11 +1041,14 @@ class ForkTest(CountingTestCase):
                         signal.alarm(FORK_CHILD_SECONDS)
                         torch.set_num_threads(threads)
                         before = oa.call_counts()["native_batch_norm"][0]
+                        regions_before = oa.torch_pool_regions()
                         with oa.enabled():
                             child = run()
                         ran = oa.call_counts()["native_batch_norm"][0] - before
+                        torch_pool = oa.torch_pool_regions() - regions_before
+                        torch.set_num_threads(1)  # stock's torch.equal: see the class comment
                         same = all(torch.equal(a, b) for a, b in zip(child, parent))
-                        os.write(write_end, f"ran={ran} same={same}".encode())
+                        os.write(write_end, f"ran={ran} same={same} torch_pool={torch_pool}".encode())
                         status = 0
                     finally:
                         os._exit(status)
@@ -1046,7 +1060,7 @@ class ForkTest(CountingTestCase):
                                  f"{threads} thread(s): the child was killed by signal {os.WTERMSIG(status)}"
                                  if os.WIFSIGNALED(status) else "")
                 self.assertEqual(os.WEXITSTATUS(status), 0, report)
-                self.assertEqual(report, "ran=1 same=True", f"{threads} thread(s)")
+                self.assertEqual(report, "ran=1 same=True torch_pool=0", f"{threads} thread(s)")
         finally:
             torch.set_num_threads(saved)
 
