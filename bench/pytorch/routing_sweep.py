@@ -119,7 +119,7 @@ def timed(fn, enabled):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--threads", default="1,2", help="thread counts to measure; the others' committed rows are kept")
     parser.add_argument("--sizes", default="4,8,12,16,24,32,48")
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--measurements", default="bench/pytorch/routing-measurements.csv")
@@ -154,8 +154,8 @@ def main():
                     rows.append((kernel, layout, threads, size, work.numel(), stock * 1e6, ours * 1e6))
                     print(f"{threads} {layout:13} {kernel:34} S={size:3} {stock * 1e6:9.1f} us {ours * 1e6:9.1f} us "
                           f"{stock / ours:5.2f}x", flush=True)
-    measured = {(row[0], row[1]) for row in rows}
-    kept = [row for row in read_measurements(args.measurements) if (row[0], row[1]) not in measured]
+    measured = {row[:3] for row in rows}  # (kernel, layout, threads)
+    kept = [row for row in read_measurements(args.measurements) if row[:3] not in measured]
     rows = kept + rows
     with open(args.measurements, "w") as f:
         f.write("kernel,layout,threads,size,elements,stock_us,enabled_us\n")
