@@ -154,6 +154,7 @@ bench: deps-bench
 	@cmake -DBUILD_DIR=build/release -DPREFIX=build/release/pytorch-prefix -P tests/pytorch/install_prefix.cmake >/dev/null
 	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/unet_step.py
 	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/unet_step.py --block norms
+	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/block_calls.py
 	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/per_call.py
 
 # Each fuzzer first replays the inputs of past findings (fuzz/regressions/<name>/) on every
