@@ -22,7 +22,7 @@ constexpr int64_t kBlockElements = int64_t{1} << 15;
 // The backward keeps two partial column sums per parameter slot per block: at most this
 // many blocks, each reading at least kMinColumnRows rows' worth of the slots (so writing and
 // combining the partials costs at most about a sixteenth of the block's reading: 32 rows of
-// a per-lane LayerNorm, a single row of a GroupNorm whose channels are long).
+// a per-lane LayerNorm, 32 * G / HxW rows (at least one) of a GroupNorm in G groups).
 constexpr int64_t kMaxColumnBlocks = 64;
 constexpr int64_t kMinColumnRows = 32;
 // GroupNorm channel runs shorter than this (a vector group of the fixed-order sums) take the
