@@ -67,14 +67,14 @@ HWY_INLINE double SumPartials(const double* partials) {
   return level[0] + level[1];
 }
 
-// A pass's two sums from its partials (a block's, or a channel's within a reduction task).
-HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_dyx) {
-  *sum_dy = SumPartials(acc.dy) + acc.dy_scalar;
-  *sum_dyx = SumPartials(acc.dyx) + acc.dyx_scalar;
-}
-// One of them (a pass that fills only one).
+// A pass's sums from its partials (a block's, or a channel's within a reduction task): one
+// of them (a pass that fills only one), or both.
 HWY_INLINE double FinishSumDy(const PartialSums& acc) { return SumPartials(acc.dy) + acc.dy_scalar; }
 HWY_INLINE double FinishSumDyx(const PartialSums& acc) { return SumPartials(acc.dyx) + acc.dyx_scalar; }
+HWY_INLINE void FinishSums(const PartialSums& acc, double* sum_dy, double* sum_dyx) {
+  *sum_dy = FinishSumDy(acc);
+  *sum_dyx = FinishSumDyx(acc);
+}
 
 // Per-element column sums a weighted reduction may add on its way (the normalization
 // family's backward, which would otherwise widen x and dy again): dw[i] += dy * ((x - mean) *
