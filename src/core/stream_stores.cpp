@@ -96,6 +96,11 @@ int64_t StreamStoresAboveBytes() {
   return DetectedLevel3().bytes / 4 * 3;
 }
 
+int64_t StreamStoresAboveBytes(int64_t family_bytes) {
+  const int64_t forced = g_stream_stores_above_for_testing.load(std::memory_order_relaxed);
+  return forced >= 0 ? forced : family_bytes;
+}
+
 const char* StreamStoresAboveSource() { return DetectedLevel3().source; }
 
 void SetStreamStoresAboveBytesForTesting(int64_t bytes) {

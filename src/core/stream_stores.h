@@ -1,6 +1,6 @@
 // When kernels write their outputs with non-temporal (streaming) stores: outputs past the
 // last-level cache would not stay cached anyway, and streaming saves the read for ownership
-// of every line. Shared by the upsample and normalization planners.
+// of every line. Shared by the upsample, normalization and batch-norm planners.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,10 @@ namespace oa {
 // from sysfs, else from CPUID's cache parameters, else 32 MiB); what
 // SetStreamStoresAboveBytesForTesting forced, while forced.
 int64_t StreamStoresAboveBytes();
+
+// A family whose own measurements set its threshold (batch norm: a fixed 8 MiB): that, or
+// what SetStreamStoresAboveBytesForTesting forced, while forced.
+int64_t StreamStoresAboveBytes(int64_t family_bytes);
 
 // Where the unforced size came from, for the system report.
 const char* StreamStoresAboveSource();

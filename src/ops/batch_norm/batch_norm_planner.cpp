@@ -8,6 +8,7 @@
 #include "core/executor.h"
 #include "core/overlap.h"
 #include "core/simd.h"
+#include "core/stream_stores.h"
 
 namespace oa {
 namespace bn {
@@ -294,7 +295,7 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   }
   plan.stream_dx = in.output != nullptr && plan.io_dtype == ACL_FLOAT && !plan.mixed_dtypes && !plan.fused &&
                    line_segments &&
-                   in.input->NumElements() * static_cast<int64_t>(sizeof(float)) >= kStreamOutputBytes;
+                   in.input->NumElements() * int64_t{sizeof(float)} >= StreamStoresAboveBytes(kStreamOutputBytes);
 
   plan.ws_channel = 0;
   plan.ws_lanes = RoundUp64(sizeof(double) * 7 * channels);
