@@ -56,7 +56,9 @@ endif()
 
 # Compiled once; an object library's objects go into each executable itself (not through an
 # archive), so the check's static registration cannot be dropped by the linker.
-add_library(openaclnn_simd_target_check OBJECT ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp)
+# The allocator setting of tests/support/heap_reuse.cpp travels the same way.
+add_library(openaclnn_simd_target_check OBJECT ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp
+  ${PROJECT_SOURCE_DIR}/tests/support/heap_reuse.cpp)
 target_link_libraries(openaclnn_simd_target_check PUBLIC openaclnn_internal GTest::gtest)
 
 # One precompiled header for every test program: gtest, gmock and the standard headers the
