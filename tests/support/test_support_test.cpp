@@ -1,8 +1,10 @@
 // The test helpers themselves: strided offsets, guard detection, comparisons, fills.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -95,6 +97,97 @@ TEST(Compare, DecodersMatchKnownValues) {
   EXPECT_TRUE(std::isnan(support::HalfBitsToDouble(0x7C01)));
   EXPECT_EQ(support::Bf16BitsToDouble(0x3F80), 1.0);
   EXPECT_EQ(support::Bf16BitsToDouble(0xC0A0), -5.0);
+}
+
+// float_coding.h reads exponents from bits and builds powers of two; the formulation it
+// replaced (frexp, ldexp, nearbyint) is the oracle here, compared bit for bit.
+double RoundToFormatWithLibm(double value, aclDataType dtype) {
+  if (value == 0.0 || !std::isfinite(value)) return value;
+  const FloatFormat f = FormatOf(dtype);
+  int exponent = 0;
+  std::frexp(value, &exponent);
+  const int quantum = std::max(exponent - f.precision, f.min_quantum_exp);
+  const double rounded = std::ldexp(std::nearbyint(std::ldexp(value, -quantum)), quantum);
+  return std::fabs(rounded) > f.max_finite ? std::copysign(INFINITY, value) : rounded;
+}
+
+double SixteenBitsToDoubleWithLibm(uint16_t bits, aclDataType dtype) {
+  const FloatFormat f = FormatOf(dtype);
+  const int mantissa_bits = f.precision - 1, bias = (1 << (f.exponent_bits - 1)) - 1;
+  const int exponent = (bits >> mantissa_bits) & ((1 << f.exponent_bits) - 1);
+  const int mantissa = bits & ((1 << mantissa_bits) - 1);
+  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  if (exponent == (1 << f.exponent_bits) - 1) return mantissa ? NAN : sign * INFINITY;
+  if (exponent == 0) return sign * std::ldexp(mantissa, 1 - bias - mantissa_bits);
+  return sign * std::ldexp(mantissa + (1 << mantissa_bits), exponent - bias - mantissa_bits);
+}
+
+uint64_t DoubleBits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, 8);
+  return bits;
+}
+
+double DoubleFromBits(uint64_t bits) {
+  double value;
+  std::memcpy(&value, &bits, 8);
+  return value;
+}
+
+TEST(FloatCoding, RoundingMatchesTheLibmFormulation) {
+  support::SplitMix64 rng(42);
+  std::vector<double> values = {0.0, -0.0, INFINITY, -INFINITY, 5e-324, -5e-324, 2.2250738585072014e-308,
+                                std::numeric_limits<double>::max(), -std::numeric_limits<double>::max()};
+  for (int i = 0; i < 100000; ++i) {  // every binade of double, mostly out of the formats' range
+    const double any = DoubleFromBits(rng.Next());
+    if (!std::isnan(any)) values.push_back(any);
+  }
+  for (int i = 0; i < 300000; ++i) {  // the formats' binades and their subnormal ranges
+    const int exponent = static_cast<int>(rng.Next() % 300) - 160;
+    values.push_back(std::ldexp(rng.NextIn(1.0, 2.0), exponent) * (rng.Next() & 1 ? -1.0 : 1.0));
+  }
+  for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    std::vector<double> cases = values;
+    // Values of the format, the midpoints between neighbours and the doubles next to those.
+    for (int i = 0; i < 100000; ++i) {
+      const int exponent = static_cast<int>(rng.Next() % 300) - 160;
+      const double a = RoundToFormatWithLibm(std::ldexp(rng.NextIn(1.0, 2.0), exponent), dtype);
+      const FloatFormat f = FormatOf(dtype);
+      int e = 0;
+      std::frexp(a, &e);
+      const double half_quantum = std::ldexp(1.0, std::max(e - f.precision, f.min_quantum_exp) - 1);
+      for (double v : {a, a + half_quantum, a - half_quantum / 2, f.max_finite + half_quantum}) {
+        for (double w : {v, std::nextafter(v, 0.0), std::nextafter(v, INFINITY)}) {
+          cases.push_back(w);
+          cases.push_back(-w);
+        }
+      }
+    }
+    size_t differing = 0;
+    for (double v : cases) {
+      if (DoubleBits(RoundToFormat(v, dtype)) != DoubleBits(RoundToFormatWithLibm(v, dtype)) && ++differing <= 5) {
+        ADD_FAILURE() << "RoundToFormat(" << std::hexfloat << v << ", " << dtype << ") = " << RoundToFormat(v, dtype)
+                      << ", libm formulation: " << RoundToFormatWithLibm(v, dtype);
+      }
+    }
+    EXPECT_EQ(differing, 0u) << "of " << cases.size() << " values, dtype " << dtype;
+  }
+}
+
+TEST(FloatCoding, EverySixteenBitPatternDecodesAndEncodesBack) {
+  for (aclDataType dtype : {ACL_FLOAT16, ACL_BF16}) {
+    for (uint32_t pattern = 0; pattern <= 0xFFFF; ++pattern) {
+      const uint16_t bits = static_cast<uint16_t>(pattern);
+      const double value = SixteenBitsToDouble(bits, dtype);
+      const double oracle = SixteenBitsToDoubleWithLibm(bits, dtype);
+      if (std::isnan(oracle)) {
+        ASSERT_TRUE(std::isnan(value)) << std::hex << pattern;
+        continue;
+      }
+      ASSERT_EQ(DoubleBits(value), DoubleBits(oracle)) << std::hex << pattern << " dtype " << dtype;
+      ASSERT_EQ(DoubleToSixteenBits(value, dtype), bits) << std::hex << pattern << " dtype " << dtype;
+    }
+  }
 }
 
 TEST(Compare, UlpDistance) {
