@@ -3,13 +3,16 @@
 
 For each accelerated operator, layout (contiguous, channels-last, strided) and thread count,
 times stock and enabled (routing off) on a ladder of sizes (volume edge S: see cases()),
-alternating in one process, median of several repetitions each. The route records, at each measured size
+alternating in one process, median of several repetitions each, in several rounds (the median
+over rounds of each round's median). The route records, at each measured size
 (elements of the kernel's largest input), whether enabled was at least as fast as stock; the
-extension gives a call the verdict of the largest measured size not above its own. Writes the
+extension gives a call the verdict of the largest measured size not above its own. The norms
+are measured per row length too (a group's elements, a layer's; see norm_cases()), and a call
+takes the class of the longest measured row not above its own. Writes the
 raw times (--measurements, committed in bench/pytorch/) and the table the extension loads
 (--table: python/openaclnn/routing.csv).
 
-Usage: routing_sweep.py [--threads 1,2] [--sizes 4,8,12,16,24,32,48] [--reps 15] [--kernels REGEX]
+Usage: routing_sweep.py [--threads 1,2] [--sizes 4,8,12,16,24,32,48] [--reps 15] [--rounds 3] [--kernels REGEX]
                         [--layouts contiguous,channels_last,strided]
 """
 import argparse
@@ -30,13 +33,12 @@ A = torch.ops.aten
 
 
 def cases(size, layout):
-    """{kernel: (call, the input whose elements size the route)} at volume edge `size`: 5-D
-    [2, 16, S, S, S] for the 3-D operators and the norms, 4-D [2, 16, S', S'] (S' = S^1.5, the
-    same elements) for the 2-D ones, 3-D [2, 16, S^3] for the 1-D ones and [2 * 16 * S, S^2]
-    rows for layer norm. `layout`: contiguous, channels_last (operators of 4-D and 5-D inputs
-    only) or strided: every tensor the first 16 of 32 channels of a contiguous one (as
-    torch.cat's backward hands a gradient on), and layer norm's input the token view
-    [2, S^3, 32] of a [2, 32, S^3] volume (a U-Net's attention or channel norm)."""
+    """[(kernel, row length, call, the input whose elements size the route)] at volume edge
+    `size`: 5-D [2, 16, S, S, S] for the 3-D operators and batch norm, 4-D [2, 16, S', S']
+    (S' = S^1.5, the same elements) for the 2-D ones, 3-D [2, 16, S^3] for the 1-D ones, and
+    the norms of norm_cases(). `layout`: contiguous, channels_last (operators of 4-D and 5-D
+    inputs only) or strided: every tensor the first 16 of 32 channels of a contiguous one (as
+    torch.cat's backward hands a gradient on)."""
     generator = torch.Generator().manual_seed(SEED)
     edge2 = max(2, round(size ** 1.5))
     channels_last, strided = layout == "channels_last", layout == "strided"
@@ -55,16 +57,6 @@ def cases(size, layout):
     down4 = tensor(2, 16, edge2 // 2, edge2 // 2)
     dy = tensor(2, 16, size, size, size)
     _, mean, invstd = torch.native_batch_norm(x5, None, None, None, None, True, 0.1, 1e-5)
-    weight, bias = torch.ones(16), torch.zeros(16)
-    hxw = size ** 3
-    _, gn_mean, gn_rstd = torch.native_group_norm(x5.contiguous(), weight, bias, 2, 16, hxw, 4, 1e-5)
-    if strided:
-        rows = torch.randn(2, 32, size ** 3, generator=generator).transpose(1, 2)
-    else:
-        rows = torch.randn(2 * 16 * size, size * size, generator=generator)
-    hidden = rows.shape[-1]
-    ln_weight, ln_bias = torch.ones(hidden), torch.zeros(hidden)
-    _, ln_mean, ln_rstd = torch.native_layer_norm(rows, [hidden], ln_weight, ln_bias, 1e-5)
     mask = [True, True, True]
     table = {
         "upsample_nearest_exact3d": (lambda: A._upsample_nearest_exact3d(x5, [2 * size] * 3, None, None, None), x5),
@@ -73,9 +65,6 @@ def cases(size, layout):
         "native_batch_norm": (lambda: torch.native_batch_norm(x5, None, None, None, None, True, 0.1, 1e-5), x5),
         "native_batch_norm_backward": (
             lambda: A.native_batch_norm_backward(dy, x5, None, None, None, mean, invstd, True, 1e-5, mask), x5),
-        "native_group_norm": (lambda: torch.native_group_norm(x5, weight, bias, 2, 16, hxw, 4, 1e-5), x5),
-        "native_group_norm_backward": (
-            lambda: A.native_group_norm_backward(dy, x5, gn_mean, gn_rstd, weight, 2, 16, hxw, 4, mask), x5),
     }
     # Upsample operators by their input's rank: forward x2 (the anti-aliased ones / 2), backward.
     for kernel, forward, backward, rank, extra in (
@@ -98,14 +87,51 @@ def cases(size, layout):
         table[kernel] = (lambda f=forward, x=x, o=out_size, e=extra, s=scales: f(x, o, *e, *s), x)
         table[kernel + "_backward"] = (
             lambda b=backward, g=grad, o=out_size, i=list(x.shape), e=extra, s=scales: b(g, o, i, *e, *s), grad)
-    if strided:  # stock's group norm refuses it (and so leaves it to stock's error)
-        del table["native_group_norm"]
-    if not channels_last:
-        table["native_layer_norm"] = (lambda: torch.native_layer_norm(rows, [hidden], ln_weight, ln_bias, 1e-5), rows)
-        table["native_layer_norm_backward"] = (
-            lambda: A.native_layer_norm_backward(rows, rows, [hidden], ln_mean, ln_rstd, ln_weight, ln_bias, mask),
-            rows)
-    return table
+    return [(kernel, 0, fn, work) for kernel, (fn, work) in table.items()] + norm_cases(size, layout, tensor)
+
+
+# The norms' row classes: group norm's rows are (C / G) * S^3 = 4 * S^3 elements (C = 16,
+# G = 4), with N = 1, 2, 4, 8 samples for the sizes of one class (up to the ladder's largest,
+# 2 * 16 * 48^3 elements); layer norm's rows are 32, 256 or 2048 long, 32 * S^3 elements of
+# them, and its strided input is the token view [2, S^3, 32] of a [2, 32, S^3] volume (a
+# U-Net's attention or channel norm).
+GROUP_NORM_SAMPLES = (1, 2, 4, 8)
+LAYER_NORM_ROWS = (32, 256, 2048)
+
+
+def norm_cases(size, layout, tensor):
+    cases = []
+    mask = [True, True, True]
+    hxw = size ** 3
+    weight, bias = torch.ones(16), torch.zeros(16)
+    for n in GROUP_NORM_SAMPLES:
+        if n * 16 * hxw > 2 * 16 * 48 ** 3:
+            continue
+        x, dy = tensor(n, 16, size, size, size), tensor(n, 16, size, size, size)
+        _, mean, rstd = torch.native_group_norm(x.contiguous(), weight, bias, n, 16, hxw, 4, 1e-5)
+        if layout != "strided":  # stock's group norm refuses it (and so leaves it to stock's error)
+            cases.append(("native_group_norm", 4 * hxw,
+                          lambda x=x, n=n: torch.native_group_norm(x, weight, bias, n, 16, hxw, 4, 1e-5), x))
+        cases.append(("native_group_norm_backward", 4 * hxw,
+                      lambda x=x, dy=dy, n=n, m=mean, r=rstd: A.native_group_norm_backward(
+                          dy, x, m, r, weight, n, 16, hxw, 4, mask), x))
+    if layout == "channels_last":
+        return cases
+    generator = torch.Generator().manual_seed(SEED + size)
+    for hidden in (32,) if layout == "strided" else LAYER_NORM_ROWS:
+        if layout == "strided":
+            rows = torch.randn(2, 32, hxw, generator=generator).transpose(1, 2)
+        else:
+            rows = torch.randn(max(1, 32 * hxw // hidden), hidden, generator=generator)
+        ln_weight, ln_bias = torch.ones(hidden), torch.zeros(hidden)
+        _, mean, rstd = torch.native_layer_norm(rows, [hidden], ln_weight, ln_bias, 1e-5)
+        cases.append(("native_layer_norm", hidden,
+                      lambda r=rows, h=hidden, w=ln_weight, b=ln_bias: torch.native_layer_norm(r, [h], w, b, 1e-5),
+                      rows))
+        cases.append(("native_layer_norm_backward", hidden,
+                      lambda r=rows, h=hidden, m=mean, s=rstd, w=ln_weight, b=ln_bias: A.native_layer_norm_backward(
+                          r, r, [h], m, s, w, b, mask), rows))
+    return cases
 
 
 def timed(fn, enabled):
@@ -122,6 +148,7 @@ def main():
     parser.add_argument("--threads", default="1,2", help="thread counts to measure; the others' committed rows are kept")
     parser.add_argument("--sizes", default="4,8,12,16,24,32,48")
     parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=3, help="times to measure every point (median over rounds)")
     parser.add_argument("--measurements", default="bench/pytorch/routing-measurements.csv")
     parser.add_argument("--table", default="python/openaclnn/routing.csv")
     parser.add_argument("--kernels", default="",
@@ -136,31 +163,39 @@ def main():
         return
     oa.set_routing(False)
     sizes = [int(s) for s in args.sizes.split(",")]
-    rows = []
-    for threads in [int(t) for t in args.threads.split(",")]:
-        torch.set_num_threads(threads)
-        for layout in args.layouts.split(","):
-            for size in sizes:
-                for kernel, (fn, work) in cases(size, layout).items():
-                    if not re.search(args.kernels, kernel):
-                        continue
-                    for enabled in (False, True, False, True):  # warm-up
-                        timed(fn, enabled)
-                    times = {False: [], True: []}
-                    for _ in range(args.reps):
-                        for enabled in (False, True):
-                            times[enabled].append(timed(fn, enabled))
-                    stock, ours = (statistics.median(times[e]) for e in (False, True))
-                    rows.append((kernel, layout, threads, size, work.numel(), stock * 1e6, ours * 1e6))
-                    print(f"{threads} {layout:13} {kernel:34} S={size:3} {stock * 1e6:9.1f} us {ours * 1e6:9.1f} us "
-                          f"{stock / ours:5.2f}x", flush=True)
+    # Each round measures every point once; a point's times are the medians over the rounds
+    # of its per-round medians, so a burst of the machine's noise sways one round only.
+    rounds = {}  # (kernel, layout, threads, row_length, size, elements) -> ([stock], [ours])
+    for round_index in range(args.rounds):
+        for threads in [int(t) for t in args.threads.split(",")]:
+            torch.set_num_threads(threads)
+            for layout in args.layouts.split(","):
+                for size in sizes:
+                    for kernel, row_length, fn, work in cases(size, layout):
+                        if not re.search(args.kernels, kernel):
+                            continue
+                        for enabled in (False, True, False, True):  # warm-up
+                            timed(fn, enabled)
+                        times = {False: [], True: []}
+                        for _ in range(args.reps):
+                            for enabled in (False, True):
+                                times[enabled].append(timed(fn, enabled))
+                        stock, ours = (statistics.median(times[e]) for e in (False, True))
+                        point = rounds.setdefault((kernel, layout, threads, row_length, size, work.numel()), ([], []))
+                        point[0].append(stock)
+                        point[1].append(ours)
+                        print(f"{round_index + 1}/{args.rounds} {threads} {layout:13} {kernel:34} S={size:3} "
+                              f"row={row_length:6} n={work.numel():8} {stock * 1e6:9.1f} us {ours * 1e6:9.1f} us "
+                              f"{stock / ours:5.2f}x", flush=True)
+    rows = [key + (statistics.median(stock) * 1e6, statistics.median(ours) * 1e6)
+            for key, (stock, ours) in rounds.items()]
     measured = {row[:3] for row in rows}  # (kernel, layout, threads)
     kept = [row for row in read_measurements(args.measurements) if row[:3] not in measured]
     rows = kept + rows
     with open(args.measurements, "w") as f:
-        f.write("kernel,layout,threads,size,elements,stock_us,enabled_us\n")
+        f.write("kernel,layout,threads,row_length,size,elements,stock_us,enabled_us\n")
         for row in rows:
-            f.write("%s,%s,%d,%d,%d,%.1f,%.1f\n" % row)
+            f.write("%s,%s,%d,%d,%d,%d,%.1f,%.1f\n" % row)
     write_table(args.table, verdicts(rows))
     print(f"wrote {args.measurements} and {args.table}")
 
@@ -169,23 +204,24 @@ def read_measurements(path):
     if not os.path.isfile(path):
         return []
     with open(path) as f:
-        return [(r["kernel"], r["layout"], int(r["threads"]), int(r["size"]), int(r["elements"]),
-                 float(r["stock_us"]), float(r["enabled_us"])) for r in csv.DictReader(f)]
+        return [(r["kernel"], r["layout"], int(r["threads"]), int(r.get("row_length") or 0), int(r["size"]),
+                 int(r["elements"]), float(r["stock_us"]), float(r["enabled_us"])) for r in csv.DictReader(f)]
 
 
 def verdicts(rows):
     """Each measurement's route: openaclnn's kernel where it was at least as fast as stock."""
-    return [(kernel, layout, threads, elements, 1 if ours <= stock else 0)
-            for kernel, layout, threads, _, elements, stock, ours in rows]
+    return [(kernel, layout, threads, row_length, elements, 1 if ours <= stock else 0)
+            for kernel, layout, threads, row_length, _, elements, stock, ours in rows]
 
 
 def write_table(path, table):
     with open(path, "w") as f:
         f.write("# Written by bench/pytorch/routing_sweep.py from bench/pytorch/routing-measurements.csv:\n"
-                "# use_openaclnn at each measured size (elements of the kernel's largest input).\n")
-        f.write("kernel,layout,threads,elements,use_openaclnn\n")
+                "# use_openaclnn at each measured size (elements of the kernel's largest input) and,\n"
+                "# for the norms, row length (a group's or a layer's elements; 0: no rows).\n")
+        f.write("kernel,layout,threads,row_length,elements,use_openaclnn\n")
         for row in table:
-            f.write("%s,%s,%d,%d,%d\n" % row)
+            f.write("%s,%s,%d,%d,%d,%d\n" % row)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,14 @@ bool SameDtype(std::initializer_list<const at::Tensor*> tensors) {
   return true;
 }
 
+// The row lengths routes tell apart (RoutedToOpenaclnn): a group's elements, a layer's.
+int64_t GroupRowLength(int64_t c, int64_t hxw, int64_t group) { return group > 0 ? c / group * hxw : 0; }
+int64_t LayerRowLength(at::IntArrayRef normalized) {
+  int64_t length = 1;
+  for (int64_t size : normalized) length *= size;
+  return length;
+}
+
 // ---- group norm ----
 
 Tensors NativeGroupNorm(const at::Tensor& input, const c10::optional<at::Tensor>& weight,
@@ -49,7 +57,7 @@ Tensors NativeGroupNorm(const at::Tensor& input, const c10::optional<at::Tensor>
   const int64_t n = n_symbolic.expect_int(), c = c_symbolic.expect_int(), hxw = hxw_symbolic.expect_int();
   if (Acceleratable(input) && input.dim() >= 2 && input.is_contiguous(input.suggest_memory_format()) &&
       ParameterFits(weight, input) && ParameterFits(bias, input) && n >= 0 && group > 0 &&
-      RoutedToOpenaclnn(kNativeGroupNorm, input)) {
+      RoutedToOpenaclnn(kNativeGroupNorm, input, GroupRowLength(c, hxw, group))) {
     at::Tensor out = at::empty_like(input, input.suggest_memory_format());
     at::Tensor mean = at::empty({n, group}, input.options()), rstd = at::empty({n, group}, input.options());
     AclTensorView input_view(input), weight_view(weight), bias_view(bias), out_view(out), mean_view(mean),
@@ -75,7 +83,8 @@ Tensors NativeGroupNormBackward(const at::Tensor& grad_out, const at::Tensor& in
   const int64_t n = n_symbolic.expect_int(), c = c_symbolic.expect_int(), hxw = hxw_symbolic.expect_int();
   const bool parameter_gradients = output_mask[1] || output_mask[2];
   if (SameDtype({&input, &grad_out, &mean, &rstd}) && ParameterFits(weight, input) &&
-      (Defined(weight) || !parameter_gradients) && c >= 0 && RoutedToOpenaclnn(kNativeGroupNormBackward, input)) {
+      (Defined(weight) || !parameter_gradients) && c >= 0 &&
+      RoutedToOpenaclnn(kNativeGroupNormBackward, input, GroupRowLength(c, hxw, group))) {
     // Stock's gradients are contiguous whatever the input's layout.
     at::Tensor grad_input, grad_weight, grad_bias;
     if (output_mask[0]) grad_input = at::empty(input.sizes(), input.options());
@@ -114,7 +123,8 @@ Tensors NativeLayerNorm(const at::Tensor& input, c10::SymIntArrayRef normalized_
                         const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps) {
   const at::IntArrayRef normalized = c10::asIntArrayRefSlow(normalized_symbolic);
   if (Acceleratable(input) && !normalized.empty() && normalized.size() <= static_cast<size_t>(input.dim()) &&
-      ParameterFits(weight, input) && ParameterFits(bias, input) && RoutedToOpenaclnn(kNativeLayerNorm, input)) {
+      ParameterFits(weight, input) && ParameterFits(bias, input) &&
+      RoutedToOpenaclnn(kNativeLayerNorm, input, LayerRowLength(normalized))) {
     // Stock's output is contiguous whatever the input's layout.
     at::Tensor out = at::empty(input.sizes(), input.options());
     const std::vector<int64_t> statistics_shape = StatisticsShape(input, normalized.size());
@@ -143,7 +153,7 @@ Tensors NativeLayerNormBackward(const at::Tensor& grad_out, const at::Tensor& in
   const at::IntArrayRef normalized = c10::asIntArrayRefSlow(normalized_symbolic);
   if (SameDtype({&input, &grad_out, &mean, &rstd}) && ParameterFits(weight, input) && ParameterFits(bias, input) &&
       (Defined(weight) || !output_mask[1]) && (Defined(bias) || !output_mask[2]) &&
-      RoutedToOpenaclnn(kNativeLayerNormBackward, input)) {
+      RoutedToOpenaclnn(kNativeLayerNormBackward, input, LayerRowLength(normalized))) {
     // Stock's gradients are contiguous, the parameters' shaped as the parameters.
     at::Tensor grad_input, grad_weight, grad_bias;
     if (output_mask[0]) grad_input = at::empty(input.sizes(), input.options());

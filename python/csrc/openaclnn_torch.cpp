@@ -136,10 +136,11 @@ int64_t TorchPoolSharedRegions() { return g_torch_pool_shared_regions.load(); }
 
 // One measured point of a route (RoutedToOpenaclnn); kernel is an index of kernel_names(),
 // layout a RouteLayout (0 contiguous, 1 channels-last, 2 strided).
-void SetRouteForPython(int64_t kernel, int64_t layout, int64_t threads, int64_t elements, bool use_openaclnn) {
+void SetRouteForPython(int64_t kernel, int64_t layout, int64_t threads, int64_t row_length, int64_t elements,
+                       bool use_openaclnn) {
   TORCH_CHECK(layout >= 0 && layout <= 2 && threads >= 1 && threads <= (1 << 20), "openaclnn: bad route");
-  SetRoute(static_cast<int>(kernel), static_cast<RouteLayout>(layout), static_cast<int>(threads), elements,
-           use_openaclnn);
+  SetRoute(static_cast<int>(kernel), static_cast<RouteLayout>(layout), static_cast<int>(threads), row_length,
+           elements, use_openaclnn);
 }
 
 }  // namespace
@@ -160,7 +161,7 @@ TORCH_LIBRARY(openaclnn, m) {
   m.def("use_torch_pool(bool use) -> ()", &UseTorchPool);
   m.def("torch_pool_regions() -> int", &TorchPoolRegions);
   m.def("torch_pool_shared_regions() -> int", &TorchPoolSharedRegions);
-  m.def("set_route(int kernel, int layout, int threads, int elements, bool use_openaclnn) -> ()",
+  m.def("set_route(int kernel, int layout, int threads, int row_length, int elements, bool use_openaclnn) -> ()",
         &SetRouteForPython);
   m.def("clear_routes() -> ()", &ClearRoutes);
   m.def("set_routing(bool on) -> ()", &SetRouting);

@@ -54,11 +54,13 @@ void ResetCallCounts() {
 // ---- routes ----
 
 // Routes from the measured table (openaclnn/routing.csv, which bench/pytorch/routing_sweep.py
-// writes; openaclnn.torch loads it at import): for a kernel, a layout (RouteLayout) and a thread count, the
-// sizes measured (elements of the largest input) and at each whether openaclnn's kernel was
-// at least as fast as stock. A call takes the verdict of the largest measured size not above
-// its own (the smallest one's below them all). A thread count without rows uses the largest
-// measured below it; no rows, or routing switched off (tests of exactness): openaclnn's.
+// writes; openaclnn.torch loads it at import): for a kernel, a layout (RouteLayout) and a thread
+// count, the row lengths measured (the norms' rows: a group's or a layer's elements; 0 for the
+// kernels without rows) and, for each, the sizes measured (elements of the largest input) with
+// whether openaclnn's kernel was at least as fast as stock. A call takes the row class of the
+// longest measured row not above its own (the shortest's below them all), then the verdict of
+// the largest measured size not above its own (likewise). A thread count without rows uses the
+// largest measured below it; no rows, or routing switched off (tests of exactness): openaclnn's.
 namespace {
 
 struct RouteKey {
@@ -69,9 +71,18 @@ struct RouteKey {
     return std::tie(kernel, layout, threads) < std::tie(o.kernel, o.layout, o.threads);
   }
 };
+using RoutePoints = std::map<int64_t, bool>;  // elements -> use openaclnn
 std::mutex g_routes_mutex;
-std::map<RouteKey, std::map<int64_t, bool>> g_routes;  // guarded by g_routes_mutex
+std::map<RouteKey, std::map<int64_t, RoutePoints>> g_routes;  // by row length; guarded by g_routes_mutex
 std::atomic<bool> g_routing{true};
+
+// The entry of the largest key not above `key`, else the smallest one (a non-empty map).
+template <class Map>
+typename Map::const_iterator AtOrBelow(const Map& map, int64_t key) {
+  auto at = map.upper_bound(key);
+  if (at != map.begin()) --at;
+  return at;
+}
 
 }  // namespace
 
@@ -80,26 +91,25 @@ RouteLayout RouteLayoutOf(const at::Tensor& t) {
   return ChannelsLast(t) ? RouteLayout::kChannelsLast : RouteLayout::kStrided;
 }
 
-bool RoutedToOpenaclnn(int route_kernel, const at::Tensor& work) {
+bool RoutedToOpenaclnn(int route_kernel, const at::Tensor& work, int64_t row_length) {
   if (!g_routing.load(std::memory_order_relaxed)) return true;
   const RouteKey key{route_kernel, RouteLayoutOf(work), at::get_num_threads()};
   std::lock_guard<std::mutex> lock(g_routes_mutex);
   auto row = g_routes.upper_bound(key);  // the largest measured thread count not above the caller's
   if (row == g_routes.begin()) return true;
   --row;
-  if (row->first.kernel != key.kernel || row->first.layout != key.layout) return true;
-  const std::map<int64_t, bool>& sizes = row->second;
-  if (sizes.empty()) return true;
-  auto at = sizes.upper_bound(work.numel());
-  if (at != sizes.begin()) --at;
-  return at->second;
+  if (row->first.kernel != key.kernel || row->first.layout != key.layout || row->second.empty()) return true;
+  const RoutePoints& sizes = AtOrBelow(row->second, row_length)->second;
+  return sizes.empty() || AtOrBelow(sizes, work.numel())->second;
 }
 
-void SetRoute(int kernel, RouteLayout layout, int threads, int64_t elements, bool use_openaclnn) {
-  TORCH_CHECK(kernel >= 0 && kernel < static_cast<int>(KernelNames().size()) && threads >= 1 && elements >= 0,
+void SetRoute(int kernel, RouteLayout layout, int threads, int64_t row_length, int64_t elements,
+              bool use_openaclnn) {
+  TORCH_CHECK(kernel >= 0 && kernel < static_cast<int>(KernelNames().size()) && threads >= 1 && row_length >= 0 &&
+                  elements >= 0,
               "openaclnn: bad route");
   std::lock_guard<std::mutex> lock(g_routes_mutex);
-  g_routes[RouteKey{kernel, layout, threads}][elements] = use_openaclnn;
+  g_routes[RouteKey{kernel, layout, threads}][row_length][elements] = use_openaclnn;
 }
 
 void ClearRoutes() {

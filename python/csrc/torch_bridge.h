@@ -40,9 +40,10 @@ enum class RouteLayout : int { kContiguous = 0, kChannelsLast = 1, kStrided = 2 
 RouteLayout RouteLayoutOf(const at::Tensor& t);
 
 // Whether openaclnn's kernel runs for this call of `route_kernel` (an .out overload passes
-// its operator's kernel), sized and laid out by `work` (its largest input).
-bool RoutedToOpenaclnn(int route_kernel, const at::Tensor& work);
-void SetRoute(int kernel, RouteLayout layout, int threads, int64_t elements, bool use_openaclnn);
+// its operator's kernel), sized and laid out by `work` (its largest input); the norms also
+// pass their row length (a group's or a layer's elements), whose class their routes tell apart.
+bool RoutedToOpenaclnn(int route_kernel, const at::Tensor& work, int64_t row_length = 0);
+void SetRoute(int kernel, RouteLayout layout, int threads, int64_t row_length, int64_t elements, bool use_openaclnn);
 void ClearRoutes();
 void SetRouting(bool on);
 bool Routing();

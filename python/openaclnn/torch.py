@@ -16,7 +16,8 @@ so ``torch.nn.Upsample`` / ``F.interpolate`` in every mode, ``torch.nn.BatchNorm
 change to user code. Inputs the operators do not take (float64, float16, other devices,
 scales an API's rule cannot express, ...) run PyTorch's own kernel; empty tensors are taken
 like any other (there is nothing to compute). Where stock PyTorch measured faster (the
-packaged ``routing.csv``: operator, layout of the largest input, thread count and size),
+packaged ``routing.csv``: operator, layout of the largest input, thread count, the norms'
+row length and size),
 stock's kernel runs too (``set_routing``). ``disable()`` restores PyTorch's kernels. docs/pytorch.md has
 the rules.
 """
@@ -109,19 +110,23 @@ def routing():
 LAYOUTS = ("contiguous", "channels_last", "strided")
 
 
-def set_route(kernel, layout, threads, elements, use_openaclnn):
+def set_route(kernel, layout, threads, elements, use_openaclnn, row_length=0):
     """One measured point of a route: calls of `kernel` (a name of KERNELS; .out overloads
     share their operator's route) whose largest input has `layout` (a name of LAYOUTS; True
     and False mean channels_last and contiguous), at that thread count (and more, up to the
     next measured count), sized from `elements` elements of that input up to the next
-    measured size, run openaclnn's kernel if use_openaclnn, else stock's."""
+    measured size, run openaclnn's kernel if use_openaclnn, else stock's. The norms' routes
+    also tell row lengths apart (a group's elements, (C / G) * HxW, or a layer's, the
+    normalized shape's): a point with `row_length` serves calls from that row length up to
+    the next measured one (the shortest's serve shorter rows); other kernels' rows are 0."""
     if isinstance(layout, bool):
         layout = LAYOUTS[1] if layout else LAYOUTS[0]
-    _ops.set_route(KERNELS.index(kernel), LAYOUTS.index(layout), int(threads), int(elements), bool(use_openaclnn))
+    _ops.set_route(KERNELS.index(kernel), LAYOUTS.index(layout), int(threads), int(row_length), int(elements),
+                   bool(use_openaclnn))
 
 
 def routes():
-    """The routes loaded from routing.csv: {(kernel, layout, threads): {elements: use_openaclnn}}."""
+    """The routes loaded from routing.csv: {(kernel, layout, threads, row_length): {elements: use_openaclnn}}."""
     return {key: dict(points) for key, points in _ROUTES.items()}
 
 
@@ -141,12 +146,12 @@ def _load_routes(path):
     if os.path.isfile(path):
         with open(path) as f:
             for row in csv.DictReader(line for line in f if not line.startswith("#")):
-                key = (row["kernel"], row["layout"], int(row["threads"]))
+                key = (row["kernel"], row["layout"], int(row["threads"]), int(row.get("row_length") or 0))
                 table.setdefault(key, {})[int(row["elements"])] = row["use_openaclnn"] == "1"
     _ops.clear_routes()
-    for (kernel, layout, threads), points in table.items():
+    for (kernel, layout, threads, row_length), points in table.items():
         for elements, use in points.items():
-            set_route(kernel, layout, threads, elements, use)
+            set_route(kernel, layout, threads, elements, use, row_length)
     return table
 
 

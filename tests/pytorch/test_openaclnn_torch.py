@@ -959,18 +959,56 @@ class RoutingTest(CountingTestCase):
             torch.set_num_threads(saved)
             oa.load_routes()
 
+    def test_norm_routes_tell_row_lengths_apart(self):
+        # Same elements, same layout and threads; the row (a layer's or a group's elements)
+        # picks the class: the longest measured row not above the call's, else the shortest.
+        saved = torch.get_num_threads()
+        layer = lambda rows, hidden: (lambda: torch.native_layer_norm(torch.randn(rows, hidden), [hidden], None,
+                                                                      None, EPS))
+        group = lambda c, groups: (lambda: torch.native_group_norm(torch.randn(2, c, 64), None, None, 2, c, 64,
+                                                                   groups, EPS))
+        try:
+            torch.set_num_threads(1)
+            oa.set_routing(True)
+            oa.clear_routes()
+            oa.set_route("native_layer_norm", False, 1, 0, True, row_length=32)
+            oa.set_route("native_layer_norm", False, 1, 0, False, row_length=256)
+            oa.set_route("native_layer_norm", False, 1, 4096, True, row_length=256)
+            self.ours(layer(64, 32), "native_layer_norm")
+            self.ours(layer(32, 64), "native_layer_norm")  # between: the 32 class
+            self.ours(layer(128, 16), "native_layer_norm")  # below every row: the shortest's
+            self.fallback(layer(8, 256), "native_layer_norm")  # 2048 elements: below the 4096 point
+            self.ours(layer(16, 256), "native_layer_norm")
+            self.fallback(layer(4, 512), "native_layer_norm")  # the 256 class, 2048 elements
+            oa.set_route("native_group_norm", False, 1, 0, False, row_length=64)
+            oa.set_route("native_group_norm", False, 1, 0, True, row_length=256)
+            self.fallback(group(8, 8), "native_group_norm")  # rows of 1 * 64
+            self.fallback(group(8, 4), "native_group_norm")  # 2 * 64: still the 64 class
+            self.ours(group(8, 2), "native_group_norm")  # 4 * 64
+            self.ours(group(8, 1), "native_group_norm")  # 8 * 64 = 512: the 256 class
+        finally:
+            oa.set_routing(True)
+            torch.set_num_threads(saved)
+            oa.load_routes()
+
     def test_the_packaged_table_is_loaded(self):
         # Every operator has measured routes at 1 and 2 threads for each layout it has
         # (.out overloads share their operator's).
         table = oa.routes()
         self.assertTrue(table, "routing.csv is missing or empty")
         operators = {k for k in oa.KERNELS if not k.endswith((".out", ".grad_input"))}
-        self.assertEqual({kernel for kernel, _, _ in table}, operators)
+        self.assertEqual({kernel for kernel, _, _, _ in table}, operators)
         for kernel in operators:
-            layouts = {layout for k, layout, _ in table if k == kernel}
+            layouts = {layout for k, layout, _, _ in table if k == kernel}
             self.assertTrue({"contiguous", "strided"} <= layouts or kernel == "native_group_norm", kernel)
             for layout in layouts:
-                self.assertEqual({t for k, l, t in table if k == kernel and l == layout}, {1, 2}, (kernel, layout))
+                self.assertEqual({t for k, l, t, _ in table if k == kernel and l == layout}, {1, 2}, (kernel, layout))
+                rows = {r for k, l, _, r in table if k == kernel and l == layout}
+                # The norms' contiguous routes measured several row lengths; the others have none.
+                if kernel.startswith(("native_group_norm", "native_layer_norm")) and layout == "contiguous":
+                    self.assertGreater(len(rows), 1, (kernel, layout))
+                elif not kernel.startswith(("native_group_norm", "native_layer_norm")):
+                    self.assertEqual(rows, {0}, (kernel, layout))
 
 
 class Eps0Test(CountingTestCase):
