@@ -99,8 +99,8 @@ TEST(Compare, DecodersMatchKnownValues) {
   EXPECT_EQ(support::Bf16BitsToDouble(0xC0A0), -5.0);
 }
 
-// float_coding.h reads exponents from bits and builds powers of two; the formulation it
-// replaced (frexp, ldexp, nearbyint) is the oracle here, compared bit for bit.
+// float_coding.h reads exponents from bits and builds powers of two; the rounding's oracle is
+// the formulation it replaced (frexp, ldexp, nearbyint), compared bit for bit.
 double RoundToFormatWithLibm(double value, aclDataType dtype) {
   if (value == 0.0 || !std::isfinite(value)) return value;
   const FloatFormat f = FormatOf(dtype);
@@ -111,15 +111,18 @@ double RoundToFormatWithLibm(double value, aclDataType dtype) {
   return std::fabs(rounded) > f.max_finite ? std::copysign(INFINITY, value) : rounded;
 }
 
-double SixteenBitsToDoubleWithLibm(uint16_t bits, aclDataType dtype) {
-  const FloatFormat f = FormatOf(dtype);
-  const int mantissa_bits = f.precision - 1, bias = (1 << (f.exponent_bits - 1)) - 1;
-  const int exponent = (bits >> mantissa_bits) & ((1 << f.exponent_bits) - 1);
-  const int mantissa = bits & ((1 << mantissa_bits) - 1);
-  const double sign = (bits & 0x8000) ? -1.0 : 1.0;
-  if (exponent == (1 << f.exponent_bits) - 1) return mantissa ? NAN : sign * INFINITY;
-  if (exponent == 0) return sign * std::ldexp(mantissa, 1 - bias - mantissa_bits);
-  return sign * std::ldexp(mantissa + (1 << mantissa_bits), exponent - bias - mantissa_bits);
+// 16-bit bits decoded another way: bf16 is the top half of a float32; fp16's normal values
+// rebias their exponent into a float32's, its subnormals are multiples of 2^-24.
+double SixteenBitsThroughFloat32(uint16_t bits, aclDataType dtype) {
+  uint32_t wide = uint32_t{bits} << 16;
+  if (dtype == ACL_FLOAT16) {
+    const uint32_t exponent = (bits >> 10) & 0x1Fu, mantissa = bits & 0x3FFu;
+    if (exponent == 0) return ((bits & 0x8000u) ? -1.0 : 1.0) * mantissa / 16777216.0;
+    wide = (uint32_t{bits & 0x8000u} << 16) | ((exponent == 0x1F ? 0xFFu : exponent + 112) << 23) | (mantissa << 13);
+  }
+  float value;
+  std::memcpy(&value, &wide, 4);
+  return value;
 }
 
 uint64_t DoubleBits(double value) {
@@ -179,7 +182,7 @@ TEST(FloatCoding, EverySixteenBitPatternDecodesAndEncodesBack) {
     for (uint32_t pattern = 0; pattern <= 0xFFFF; ++pattern) {
       const uint16_t bits = static_cast<uint16_t>(pattern);
       const double value = SixteenBitsToDouble(bits, dtype);
-      const double oracle = SixteenBitsToDoubleWithLibm(bits, dtype);
+      const double oracle = SixteenBitsThroughFloat32(bits, dtype);
       if (std::isnan(oracle)) {
         ASSERT_TRUE(std::isnan(value)) << std::hex << pattern;
         continue;
