@@ -2,8 +2,8 @@
 // (src/core/half.h): a check must not trust the code it checks. Shared by the tests (through
 // support/compare.h) and the fuzzers; no gtest here. The reference tests code every element
 // through these: exponents are read from a double's bits and powers of two built from them,
-// instead of frexp/ldexp/nearbyint calls (a third of those tests' time, most of all under
-// qemu-aarch64). test_support_test compares them with the libm formulation.
+// instead of frexp/ldexp/nearbyint calls (a third of those tests' time on x86-64).
+// test_support_test compares them with the libm formulation.
 #pragma once
 
 #include <cmath>
@@ -36,7 +36,8 @@ inline double PowerOfTwo(int k) {
 }
 
 // frexp's exponent of a finite nonzero double: |value| in [2^(e-1), 2^e). Subnormal doubles
-// give -1022 or less (only "below every format's smallest quantum" matters for them).
+// give -1022, above theirs (all that matters for them: they lie below every format's
+// smallest quantum).
 inline int BinaryExponent(double value) {
   uint64_t bits;
   std::memcpy(&bits, &value, 8);
