@@ -54,12 +54,13 @@ else()
   message(STATUS "openaclnn: kernel tests run on the SIMD targets ${OPENACLNN_TEST_SIMD_TARGETS}")
 endif()
 
-# Compiled once; an object library's objects go into each executable itself (not through an
-# archive), so the check's static registration cannot be dropped by the linker.
-# The allocator setting of tests/support/heap_reuse.cpp travels the same way.
-add_library(openaclnn_simd_target_check OBJECT ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp
+# What every test binary starts with: the SIMD target check and the allocator setting
+# (tests/support/heap_reuse.cpp). Compiled once; an object library's objects go into each
+# executable itself (not through an archive), so their static initialisers cannot be dropped
+# by the linker.
+add_library(openaclnn_test_startup OBJECT ${PROJECT_SOURCE_DIR}/tests/support/simd_target_check.cpp
   ${PROJECT_SOURCE_DIR}/tests/support/heap_reuse.cpp)
-target_link_libraries(openaclnn_simd_target_check PUBLIC openaclnn_internal GTest::gtest)
+target_link_libraries(openaclnn_test_startup PUBLIC openaclnn_internal GTest::gtest)
 
 # One precompiled header for every test program: gtest, gmock and the standard headers the
 # test files parse, compiled once per tree instead of once per test file (a seventh of a
@@ -81,7 +82,7 @@ function(openaclnn_add_test target)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
-  target_link_libraries(${target} PRIVATE openaclnn_simd_target_check)
+  target_link_libraries(${target} PRIVATE openaclnn_test_startup)
   list(GET OPENACLNN_TEST_SIMD_TARGETS 0 best)
   set(first 1)
   if(CMAKE_CROSSCOMPILING)
