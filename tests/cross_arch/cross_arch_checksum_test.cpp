@@ -739,11 +739,22 @@ std::vector<Problem> Problems() {
   }
   // GroupNorm and its backward: [3, 6, 17, 19] in 3 groups (channel runs of 323), planar and
   // channels-last (per-channel sums over rows), with cancelling pairs along each channel's
-  // run or rows.
-  for (bool channels_last : {false, true}) {
-    const std::vector<int64_t> dims = {3, 6, 17, 19}, channels = {6}, stat = {3, 3};
+  // run or rows; and channels-last [2, 16, 9, 37] in 4 groups, whose 16 channels are whole
+  // vectors on some targets (channels in registers) and not on others (NEON, SVE, scalar).
+  struct GroupShape {
+    int64_t n, c, h, w, groups;
+    bool channels_last;
+  };
+  const GroupShape group_shapes[] = {
+      {3, 6, 17, 19, 3, false}, {3, 6, 17, 19, 3, true}, {2, 16, 9, 37, 4, true}};
+  for (const GroupShape& shape : group_shapes) {
+    const bool channels_last = shape.channels_last;
+    const int64_t n = shape.n, c = shape.c, hxw = shape.h * shape.w, groups = shape.groups;
+    const std::vector<int64_t> dims = {n, c, shape.h, shape.w}, channels = {c}, stat = {n, groups};
     for (Type type : types) {
-      const std::string suffix = std::string(channels_last ? "last" : "planar") + "_3x6x17x19." + TypeName(type);
+      const std::string suffix = std::string(channels_last ? "last" : "planar") + "_" + std::to_string(n) + "x" +
+                                 std::to_string(c) + "x" + std::to_string(shape.h) + "x" + std::to_string(shape.w) +
+                                 "." + TypeName(type);
       problems.push_back({"group_norm." + suffix, [=](aclrtStream stream) -> uint64_t {
                             auto self = Make(type, dims, 101, ACL_FORMAT_ND, channels_last, false, true);
                             auto gamma = Make(type, channels, 102);
@@ -754,7 +765,7 @@ std::vector<Problem> Problems() {
                             uint64_t workspace = 0;
                             aclOpExecutor* executor = nullptr;
                             const aclnnStatus planned = aclnnGroupNormGetWorkspaceSize(
-                                self->get(), gamma->get(), beta->get(), 3, 6, 17 * 19, 3, 1e-5, out->get(), mean->get(),
+                                self->get(), gamma->get(), beta->get(), n, c, hxw, groups, 1e-5, out->get(), mean->get(),
                                 rstd->get(), &workspace, &executor);
                             if (!RunPlanned(planned, workspace, executor, aclnnGroupNorm, stream)) return 0;
                             return HashOutputs({out.get(), mean.get(), rstd.get()});
@@ -773,8 +784,8 @@ std::vector<Problem> Problems() {
                             uint64_t workspace = 0;
                             aclOpExecutor* executor = nullptr;
                             const aclnnStatus planned = aclnnGroupNormBackwardGetWorkspaceSize(
-                                grad_out->get(), input->get(), mean->get(), rstd->get(), gamma->get(), 3, 6, 17 * 19,
-                                3, output_mask, grad_input->get(), grad_gamma->get(), grad_beta->get(), &workspace,
+                                grad_out->get(), input->get(), mean->get(), rstd->get(), gamma->get(), n, c, hxw,
+                                groups, output_mask, grad_input->get(), grad_gamma->get(), grad_beta->get(), &workspace,
                                 &executor);
                             aclDestroyBoolArray(output_mask);
                             if (!RunPlanned(planned, workspace, executor, aclnnGroupNormBackward, stream)) return 0;

@@ -15,6 +15,7 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -519,22 +520,41 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
 
 // ---------------------------------------------------------------- channels-last GroupNorm
 // (RowNormPlan::ChannelsLast) A block's scratch: kChannelChains chains of each channel's two
-// sums, then each channel's coefficients (its group's mean, rstd, a and k).
+// sums, then each channel's coefficients repeated for the rows of a tile: its group's mean
+// (over a sums tile: the centred sums read it), rstd, a and k, its weight and bias (over an
+// elementwise tile).
 struct ChannelScratch {
   double* sum_dy;   // [kChannelChains][C]: sum x, or sum dy
   double* sum_dyx;  // [kChannelChains][C]: sum (x - mean)^2, or sum dy (x - mean)
-  double* mean;     // [C] each
-  double* rstd;
+  double* mean;     // [max(rows_per_sum_tile, rows_per_pass_tile)][C]
+  double* rstd;     // [rows_per_pass_tile][C] each
   double* a;
   double* k;
+  double* weight;
+  double* bias;
   ChannelScratch(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
-    const int64_t c = plan.channels_last.channels;
+    const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+    const int64_t c = layout.channels, pass_lanes = layout.rows_per_pass_tile * c;
     sum_dy = reinterpret_cast<double*>(ws.channels + plan.channels_block_bytes * static_cast<uint64_t>(block));
     sum_dyx = sum_dy + RowNormPlan::kChannelChains * c;
     mean = sum_dyx + RowNormPlan::kChannelChains * c;
-    rstd = mean + c;
-    a = rstd + c;
-    k = a + c;
+    rstd = mean + std::max(layout.rows_per_sum_tile, layout.rows_per_pass_tile) * c;
+    a = rstd + pass_lanes;
+    k = a + pass_lanes;
+    weight = k + pass_lanes;
+    bias = weight + pass_lanes;
+    std::copy_n(ws.weight, c, weight);
+    std::copy_n(ws.bias, c, bias);
+    RepeatFirstRow(plan, layout.rows_per_pass_tile, weight, bias);
+  }
+  // Repeats the first C entries of each given array over the next rows - 1 rows.
+  template <class... Arrays>
+  static void RepeatFirstRow(const RowNormPlan& plan, int64_t rows, Arrays*... arrays) {
+    const int64_t c = plan.channels_last.channels;
+    for (int64_t row = 1; row < rows; ++row) (std::copy_n(arrays, c, arrays + row * c), ...);
+  }
+  void RepeatMean(const RowNormPlan& plan) const {
+    RepeatFirstRow(plan, std::max(plan.channels_last.rows_per_sum_tile, plan.channels_last.rows_per_pass_tile), mean);
   }
 };
 
@@ -545,21 +565,20 @@ HWY_INLINE E* SampleRow(const RowNormPlan& plan, int t, int64_t n, int64_t row) 
   return reinterpret_cast<E*>(plan.big[t]) + n * layout.sample_stride[t] + row * layout.row_stride[t];
 }
 
-// One pass over sample n's rows: row s adds each channel's contribution (AddRowToLanes) into
-// chain s % kChannelChains; the chains are then combined into chain 0 by SumPartials' tree
-// (halves added chain by chain), so each channel's sum is the one SumSegment makes of it.
-template <int kPass, class T>
-void ChannelSums(const RowNormPlan& plan, int64_t n, const ChannelScratch& s) {
-  constexpr int64_t kChains = RowNormPlan::kChannelChains;  // SumSegment's partials: bn_kernels::kSumLanes
-  const int64_t c = plan.channels_last.channels;
-  std::fill_n(s.sum_dy, kChains * c, 0.0);
-  std::fill_n(s.sum_dyx, kChains * c, 0.0);
-  const int t_dy = bn::ReadsDy(kPass) ? kDy : kX;
-  for (int64_t row = 0; row < plan.channels_last.spatial; ++row) {
-    const int64_t chain = (row % kChains) * c;
-    bn_kernels::AddRowToLanes<kPass>(SampleRow<const T>(plan, kX, n, row), SampleRow<const T>(plan, t_dy, n, row), c,
-                                     s.mean, s.sum_dy + chain, s.sum_dyx + chain);
+// Runs f(first row, elements) on each tile of a sample's rows: `rows` rows that follow each
+// other (or a single row) as one span; the last tile may be shorter.
+template <class F>
+HWY_INLINE void ForEachTile(const RowNormPlan& plan, int64_t rows, const F& f) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  for (int64_t row = 0; row < layout.spatial; row += rows) {
+    f(row, std::min(rows, layout.spatial - row) * layout.channels);
   }
+}
+
+// The chains combined into chain 0 by SumPartials' tree.
+inline void CombineChains(const RowNormPlan& plan, const ChannelScratch& s) {
+  constexpr int64_t kChains = RowNormPlan::kChannelChains;
+  const int64_t c = plan.channels_last.channels;
   for (double* sums : {s.sum_dy, s.sum_dyx}) {
     for (int64_t width = kChains / 2; width >= 1; width /= 2) {
       for (int64_t q = 0; q < width; ++q) {
@@ -569,6 +588,152 @@ void ChannelSums(const RowNormPlan& plan, int64_t n, const ChannelScratch& s) {
       }
     }
   }
+}
+
+// ---- few channels held in registers
+// A sample whose rows follow each other and hold kV whole vectors of channels (fixed-width
+// targets; 0: any other) runs kernels that keep each channel's coefficients, or a chain's
+// sums, in registers instead of reloading them per row. They make the very same additions
+// and products per element as the span kernels, so their bits are the same.
+constexpr int kMaxRegisterRowVectors = 4;
+
+inline int RegisterRowVectors(const RowNormPlan& plan) {
+  if constexpr (HWY_HAVE_SCALABLE || HWY_TARGET == HWY_SCALAR) {
+    return 0;
+  } else {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(D())), c = plan.channels_last.channels;
+    if (plan.channels_last.rows_per_sum_tile == 1 || c % lanes != 0 || c / lanes > kMaxRegisterRowVectors) return 0;
+    return static_cast<int>(c / lanes);
+  }
+}
+
+// A pass over x alone (the forward's sums of x, then of (x - mean)^2) made chain by chain:
+// rows q, q + 16, q + 32, ... in order, as the row-by-row pass adds them, over bands of rows
+// that stay in the first-level cache, each chain's kV vectors loaded once per band. (The
+// backward's sums over x and dy run faster row by row: their strided reads of two tensors
+// lose, measured.)
+constexpr int64_t kRegisterBandBytes = 16 * 1024;
+
+template <int kPass, int kV, class T>
+void ChainSumsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, const ChannelScratch& s) {
+  static_assert(kPass == bn::kSumX || kPass == bn::kCentredSquares, "a pass over x alone");
+  if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
+    constexpr int64_t kChains = RowNormPlan::kChannelChains;
+    const D d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), c = plan.channels_last.channels;
+    const int64_t spatial = plan.channels_last.spatial;
+    const int64_t band =
+        kChains * std::max<int64_t>(1, kRegisterBandBytes / (kChains * c * static_cast<int64_t>(sizeof(T))));
+    double* HWY_RESTRICT chains = kPass == bn::kSumX ? s.sum_dy : s.sum_dyx;
+    VD mean[kV];
+    for (int v = 0; v < kV; ++v) mean[v] = hn::LoadU(d, s.mean + v * lanes);
+    for (int64_t first = 0; first < spatial; first += band) {
+      const int64_t last = std::min(spatial, first + band);
+      for (int64_t q = 0; q < kChains; ++q) {
+        double* HWY_RESTRICT chain = chains + q * c;
+        VD sum[kV];
+        for (int v = 0; v < kV; ++v) sum[v] = hn::LoadU(d, chain + v * lanes);
+        for (int64_t row = first + q; row < last; row += kChains) {
+          const T* HWY_RESTRICT xr = x + row * c;
+          for (int v = 0; v < kV; ++v) {
+            const VD value = LoadWide(d, xr + v * lanes);
+            if constexpr (kPass == bn::kSumX) {
+              sum[v] = hn::Add(sum[v], value);
+            } else {
+              const VD centred = hn::Sub(value, mean[v]);
+              sum[v] = hn::Add(sum[v], hn::Mul(centred, centred));
+            }
+          }
+        }
+        for (int v = 0; v < kV; ++v) hn::StoreU(sum[v], d, chain + v * lanes);
+      }
+    }
+    CombineChains(plan, s);
+  }
+}
+
+// y over a sample's rows (ForwardRow's formula), each channel's coefficients in registers.
+template <int kV, class T, class To>
+void ForwardRowsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, To* HWY_RESTRICT y,
+                            const ChannelScratch& s) {
+  if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
+    const D d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), c = plan.channels_last.channels;
+    const bool stream = StreamRow(plan.stream_out, y);
+    VD mean[kV], rstd[kV], w[kV], b[kV];
+    for (int v = 0; v < kV; ++v) {
+      mean[v] = hn::LoadU(d, s.mean + v * lanes);
+      rstd[v] = hn::LoadU(d, s.rstd + v * lanes);
+      w[v] = hn::LoadU(d, s.weight + v * lanes);
+      b[v] = hn::LoadU(d, s.bias + v * lanes);
+    }
+    for (int64_t row = 0; row < plan.channels_last.spatial; ++row) {
+      const T* HWY_RESTRICT xr = x + row * c;
+      To* HWY_RESTRICT yr = y + row * c;
+      for (int v = 0; v < kV; ++v) {
+        const VD xhat = hn::Mul(hn::Sub(LoadWide(d, xr + v * lanes), mean[v]), rstd[v]);
+        StoreResult(MulAddF64(xhat, w[v], b[v]), yr + v * lanes, stream);
+      }
+    }
+  }
+}
+
+// dx over a sample's rows (BackwardRow's formula), each channel's coefficients in registers.
+template <int kV, class T, class To>
+void BackwardRowsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy,
+                             To* HWY_RESTRICT dx, const ChannelScratch& s) {
+  if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
+    const D d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), c = plan.channels_last.channels;
+    const bool stream = StreamRow(plan.stream_out, dx);
+    VD mean[kV], rstd[kV], w[kV], a[kV], k[kV];
+    for (int v = 0; v < kV; ++v) {
+      mean[v] = hn::LoadU(d, s.mean + v * lanes);
+      rstd[v] = hn::LoadU(d, s.rstd + v * lanes);
+      w[v] = hn::LoadU(d, s.weight + v * lanes);
+      a[v] = hn::LoadU(d, s.a + v * lanes);
+      k[v] = hn::LoadU(d, s.k + v * lanes);
+    }
+    for (int64_t row = 0; row < plan.channels_last.spatial; ++row) {
+      const T* HWY_RESTRICT xr = x + row * c;
+      const T* HWY_RESTRICT dyr = dy + row * c;
+      To* HWY_RESTRICT dxr = dx + row * c;
+      for (int v = 0; v < kV; ++v) {
+        const VD centred = hn::Sub(LoadWide(d, xr + v * lanes), mean[v]);
+        const VD weighted = hn::Sub(hn::Mul(w[v], LoadWide(d, dyr + v * lanes)), a[v]);
+        StoreResult(hn::Mul(rstd[v], hn::Sub(weighted, hn::Mul(centred, k[v]))), dxr + v * lanes, stream);
+      }
+    }
+  }
+}
+
+// One pass over sample n's rows: row s adds each channel's contribution (AddRowToLanes) into
+// chain s % kChannelChains (a tile of kChannelChains rows is one span over all the chains);
+// the chains are then combined into chain 0 by SumPartials' tree (halves added chain by
+// chain), so each channel's sum is the one SumSegment makes of it.
+template <int kPass, class T>
+void ChannelSums(const RowNormPlan& plan, int64_t n, const ChannelScratch& s) {
+  constexpr int64_t kChains = RowNormPlan::kChannelChains;  // SumSegment's partials: bn_kernels::kSumLanes
+  const int64_t c = plan.channels_last.channels;
+  std::fill_n(s.sum_dy, kChains * c, 0.0);
+  std::fill_n(s.sum_dyx, kChains * c, 0.0);
+  const int t_dy = bn::ReadsDy(kPass) ? kDy : kX;
+  if constexpr (!bn::ReadsDy(kPass)) {
+    const T* x = SampleRow<const T>(plan, kX, n, 0);
+    switch (RegisterRowVectors(plan)) {
+      case 1: return ChainSumsInRegisters<kPass, 1>(plan, x, s);
+      case 2: return ChainSumsInRegisters<kPass, 2>(plan, x, s);
+      case 3: return ChainSumsInRegisters<kPass, 3>(plan, x, s);
+      case 4: return ChainSumsInRegisters<kPass, 4>(plan, x, s);
+      default: break;
+    }
+  }
+  ForEachTile(plan, plan.channels_last.rows_per_sum_tile, [&](int64_t row, int64_t elements) {
+    const int64_t chain = (row % kChains) * c;
+    bn_kernels::AddRowToLanes<kPass>(SampleRow<const T>(plan, kX, n, row), SampleRow<const T>(plan, t_dy, n, row),
+                                     elements, s.mean, s.sum_dy + chain, s.sum_dyx + chain);
+  });
+  CombineChains(plan, s);
 }
 
 // The sum of group g's channel sums, its channels in order.
@@ -593,6 +758,7 @@ void ChannelsLastForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, 
   for (int64_t n = block * layout.samples_per_block; n < end; ++n) {
     ChannelSums<bn::kSumX, T>(plan, n, s);
     for (int64_t g = 0; g < plan.groups; ++g) FillGroup(plan, s.mean, g, GroupTotal(plan, s.sum_dy, g) / count);
+    s.RepeatMean(plan);
     ChannelSums<bn::kCentredSquares, T>(plan, n, s);
     for (int64_t g = 0; g < plan.groups; ++g) {
       const double mean = s.mean[g * plan.segments], variance = GroupTotal(plan, s.sum_dyx, g) / count;
@@ -605,11 +771,21 @@ void ChannelsLastForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, 
       }
     }
     if (plan.big[kOut] == nullptr) continue;
-    for (int64_t row = 0; row < layout.spatial; ++row) {
-      To* y = SampleRow<To>(plan, kOut, n, row);
-      ForwardRow<true, true>(SampleRow<const T>(plan, kX, n, row), y, layout.channels, s.mean, s.rstd, ws.weight,
-                             ws.bias, StreamRow(plan.stream_out, y));
+    s.RepeatFirstRow(plan, layout.rows_per_pass_tile, s.rstd);
+    const T* x = SampleRow<const T>(plan, kX, n, 0);
+    To* y0 = SampleRow<To>(plan, kOut, n, 0);
+    switch (RegisterRowVectors(plan)) {
+      case 1: ForwardRowsInRegisters<1>(plan, x, y0, s); continue;
+      case 2: ForwardRowsInRegisters<2>(plan, x, y0, s); continue;
+      case 3: ForwardRowsInRegisters<3>(plan, x, y0, s); continue;
+      case 4: ForwardRowsInRegisters<4>(plan, x, y0, s); continue;
+      default: break;
     }
+    ForEachTile(plan, layout.rows_per_pass_tile, [&](int64_t row, int64_t elements) {
+      To* y = SampleRow<To>(plan, kOut, n, row);
+      ForwardRow<true, true>(SampleRow<const T>(plan, kX, n, row), y, elements, s.mean, s.rstd, s.weight, s.bias,
+                             StreamRow(plan.stream_out, y));
+    });
   }
 }
 
@@ -631,6 +807,8 @@ void ChannelsLastBackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws,
                 plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0);
       FillGroup(plan, s.rstd, g, bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype));
     }
+    s.RepeatMean(plan);
+    s.RepeatFirstRow(plan, layout.rows_per_pass_tile, s.rstd);
     ChannelSums<bn::kReduce, T>(plan, n, s);
     for (int64_t g = 0; g < plan.groups; ++g) {
       const double rstd = s.rstd[g * plan.segments];
@@ -645,12 +823,23 @@ void ChannelsLastBackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws,
       FillGroup(plan, s.k, g, rstd * rstd * sum_wdyx / count);
     }
     if (plan.big[kOut] == nullptr) continue;
-    for (int64_t row = 0; row < layout.spatial; ++row) {
+    s.RepeatFirstRow(plan, layout.rows_per_pass_tile, s.a, s.k);
+    const T* x = SampleRow<const T>(plan, kX, n, 0);
+    const T* dy = SampleRow<const T>(plan, kDy, n, 0);
+    To* dx0 = SampleRow<To>(plan, kOut, n, 0);
+    switch (RegisterRowVectors(plan)) {
+      case 1: BackwardRowsInRegisters<1>(plan, x, dy, dx0, s); continue;
+      case 2: BackwardRowsInRegisters<2>(plan, x, dy, dx0, s); continue;
+      case 3: BackwardRowsInRegisters<3>(plan, x, dy, dx0, s); continue;
+      case 4: BackwardRowsInRegisters<4>(plan, x, dy, dx0, s); continue;
+      default: break;
+    }
+    ForEachTile(plan, layout.rows_per_pass_tile, [&](int64_t row, int64_t elements) {
       To* dx = SampleRow<To>(plan, kOut, n, row);
       BackwardRow<true, true>(SampleRow<const T>(plan, kX, n, row), SampleRow<const T>(plan, kDy, n, row), dx,
-                              layout.channels, {s.mean, s.rstd, s.a, s.k}, ws.weight, nullptr, nullptr,
+                              elements, {s.mean, s.rstd, s.a, s.k}, s.weight, nullptr, nullptr,
                               StreamRow(plan.stream_out, dx));
-    }
+    });
   }
 }
 

@@ -133,14 +133,24 @@ struct RowNormPlan {
   // family's sums: the very additions a planar channel's run makes (SumSegment), so a
   // planar and a channels-last call agree where their plans sum per channel. A block is a
   // run of whole samples; rows (r = sample * groups + group) keep their meaning.
+  // Few channels whose rows follow each other in every big tensor are run a tile of rows at
+  // a time, as one span with the coefficients repeated per row: the same additions and
+  // products per element, without a loop of a vector or two per row. The sums take
+  // kChannelChains rows (a chain per row); the elementwise pass fewer (its five coefficient
+  // arrays stay small), a whole number of vectors.
   struct ChannelsLast {
     bool on = false;
     int64_t samples = 0, spatial = 0, channels = 0;
     int64_t samples_per_block = 1;
+    int64_t rows_per_sum_tile = 1;   // 1, or kChannelChains
+    int64_t rows_per_pass_tile = 1;  // 1 to kChannelChains
+
     int64_t sample_stride[kNumBigTensors] = {};  // elements
     int64_t row_stride[kNumBigTensors] = {};     // elements between neighbouring rows
   } channels_last;
   static constexpr int64_t kChannelChains = 16;  // bn_kernels::kSumLanes
+  static constexpr int64_t kMaxTiledChannels = 64;
+  static constexpr int64_t kPassTileElements = 128;
 
   // ---- fixed partition (a function of the shape only) ----
   int64_t rows_per_block = 1;
@@ -161,7 +171,7 @@ struct RowNormPlan {
   uint64_t ws_partials = 0;  // backward: per block, Slots() doubles each: sum dy*xhat, sum dy
   uint64_t ws_gather = 0;    // gather: per block, one row of each big tensor in its dtype
   uint64_t gather_block_bytes = 0;
-  uint64_t ws_channels = 0;  // channels_last: per block, 2 x kChannelChains x C sums and 4 x C coefficients
+  uint64_t ws_channels = 0;  // channels_last: per block, ChannelScratch's sums and coefficients
   uint64_t channels_block_bytes = 0;
   uint64_t ws_add = 0;  // add_inputs: per block, row_length doubles (the sum) and, without xOut, the rounded row
   uint64_t add_block_bytes = 0;

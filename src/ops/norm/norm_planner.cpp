@@ -3,6 +3,7 @@
 #include "ops/norm/norm_planner.h"
 
 #include <algorithm>
+#include <numeric>
 #include <new>
 #include <stdexcept>
 
@@ -79,6 +80,19 @@ void PlanChannelsLast(const aclTensor* const* big, RowNormPlan* plan) {
   layout.on = true;
   layout.samples = big[kX]->view_dims[0];
   layout.channels = plan->groups * plan->segments;
+  bool rows_follow = true;
+  for (int t = 0; t < kNumBigTensors; ++t) {
+    if (big[t] != nullptr && layout.spatial > 1 && layout.row_stride[t] != layout.channels) rows_follow = false;
+  }
+  if (rows_follow && layout.channels <= RowNormPlan::kMaxTiledChannels) {
+    constexpr int64_t kChains = RowNormPlan::kChannelChains;
+    layout.rows_per_sum_tile = kChains;
+    // The fewest rows whose elements are a multiple of kChains (a whole number of vectors on
+    // every target of up to kChains double lanes), times what reaches kPassTileElements.
+    const int64_t whole = kChains / std::gcd(layout.channels, kChains);
+    layout.rows_per_pass_tile =
+        std::min(kChains, whole * std::max<int64_t>(1, RowNormPlan::kPassTileElements / (whole * layout.channels)));
+  }
   plan->channels_last = layout;
   plan->gather = false;
   plan->expand_segments = false;
@@ -245,8 +259,9 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
     offset = CheckedBytes(row_bytes, static_cast<uint64_t>(plan.blocks), offset);
   }
   plan.ws_channels = offset;
-  if (layout.on) {  // 2 x kChannelChains chains of channel sums, then 4 per-channel coefficients
-    const uint64_t per_channel = (2 * RowNormPlan::kChannelChains + 4) * sizeof(double);
+  if (layout.on) {  // ChannelScratch: 2 x kChannelChains chains of channel sums, then the tiles' coefficients
+    const uint64_t per_channel =
+        (2 * RowNormPlan::kChannelChains + layout.rows_per_sum_tile + 5 * layout.rows_per_pass_tile) * sizeof(double);
     plan.channels_block_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(layout.channels), per_channel, 0));
     offset = CheckedBytes(plan.channels_block_bytes, static_cast<uint64_t>(plan.blocks), offset);
   }
