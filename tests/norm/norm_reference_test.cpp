@@ -292,7 +292,8 @@ TEST(InstanceNormReference, IdenticalBitsForAnyThreadCount) {
 // many samples and groups, 1-D to 3-D spatial dims, each dtype, around zero and a large mean;
 // dense, with padded rows and samples, and with spatial dims that do not merge (the gather).
 // 8, 16 and 32 channels are whole vectors on the x86 targets (channels in registers); 333 and
-// 600 rows make several of their bands, and neither is a whole number of tiles.
+// 600 rows make several of their bands, and neither is a whole number of tiles. Variant 4: the
+// output contiguous (PyTorch's gradInput of channels-last data), written through the tile.
 TEST(ChannelsLastGroupNorm, AgainstTheReference) {
   struct Shape {
     std::vector<int64_t> dims;
@@ -305,7 +306,7 @@ TEST(ChannelsLastGroupNorm, AgainstTheReference) {
       if (op == Op::kInstanceNorm && io == ACL_BF16) continue;
       for (const Shape& shape : shapes) {
         if (op == Op::kInstanceNorm && shape.dims.size() != 4) continue;
-        for (int variant = 0; variant < 4; ++variant) {
+        for (int variant = 0; variant < 5; ++variant) {
           const double center = variant == 1 ? 1000.0 : 0.0;
           Case c;
           c.op = op;
@@ -313,7 +314,8 @@ TEST(ChannelsLastGroupNorm, AgainstTheReference) {
           c.groups = op == Op::kInstanceNorm ? shape.dims[1] : shape.groups;
           c.io = c.out = c.param = c.stat = c.grad = io;
           for (Layout& l : c.layout) l = Layout::kChannelsLast;
-          c.channels_last_padding = variant >= 2 ? variant - 1 : 0;
+          if (variant == 4) c.layout[2] = Layout::kContiguous;
+          c.channels_last_padding = variant == 2 || variant == 3 ? variant - 1 : 0;
           c.center = center;
           c.scale = center != 0.0 ? 0.01 : 1.0;
           c.seed = 41;

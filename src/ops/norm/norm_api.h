@@ -32,6 +32,7 @@ struct RowNormExecutor : aclOpExecutor {
   }
   std::string PlanSummary() const override {
     std::string summary = plan.channels_last.on ? "channels-last" : plan.gather ? "rows/gather" : "rows";
+    if (plan.channels_last.on && plan.channels_last.out_channel_stride != 1) summary += "/scatter_out";
     if (plan.stream_out) summary += "/stream";
     return summary + "/length=" + std::to_string(plan.row_length) + "/blocks=" + std::to_string(plan.blocks);
   }

@@ -532,6 +532,7 @@ struct ChannelScratch {
   double* k;
   double* weight;
   double* bias;
+  void* output_tile;  // out_channel_stride != 1: kChannelChains rows of C outputs
   ChannelScratch(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
     const RowNormPlan::ChannelsLast& layout = plan.channels_last;
     const int64_t c = layout.channels, pass_lanes = layout.rows_per_pass_tile * c;
@@ -543,6 +544,7 @@ struct ChannelScratch {
     k = a + pass_lanes;
     weight = k + pass_lanes;
     bias = weight + pass_lanes;
+    output_tile = bias + pass_lanes;
     std::copy_n(ws.weight, c, weight);
     std::copy_n(ws.bias, c, bias);
     RepeatFirstRow(plan, layout.rows_per_pass_tile, weight, bias);
@@ -591,9 +593,9 @@ inline void CombineChains(const RowNormPlan& plan, const ChannelScratch& s) {
 }
 
 // ---- few channels held in registers
-// A sample whose rows follow each other and hold kV whole vectors of channels (fixed-width
-// targets; 0: any other) runs kernels that keep each channel's coefficients, or a chain's
-// sums, in registers instead of reloading them per row. They make the very same additions
+// Rows of kV whole vectors of channels (fixed-width targets; 0: any other), at any row
+// strides, run kernels that keep each channel's coefficients, or a chain's sums, in
+// registers instead of reloading them per row. They make the very same additions
 // and products per element as the span kernels, so their bits are the same.
 constexpr int kMaxRegisterRowVectors = 4;
 
@@ -602,7 +604,7 @@ inline int RegisterRowVectors(const RowNormPlan& plan) {
     return 0;
   } else {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(D())), c = plan.channels_last.channels;
-    if (plan.channels_last.rows_per_sum_tile == 1 || c % lanes != 0 || c / lanes > kMaxRegisterRowVectors) return 0;
+    if (c % lanes != 0 || c / lanes > kMaxRegisterRowVectors) return 0;
     return static_cast<int>(c / lanes);
   }
 }
@@ -624,6 +626,7 @@ void ChainSumsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, cons
     const int64_t spatial = plan.channels_last.spatial;
     const int64_t band =
         kChains * std::max<int64_t>(1, kRegisterBandBytes / (kChains * c * static_cast<int64_t>(sizeof(T))));
+    const int64_t x_step = plan.channels_last.row_stride[kX];
     double* HWY_RESTRICT chains = kPass == bn::kSumX ? s.sum_dy : s.sum_dyx;
     VD mean[kV];
     for (int v = 0; v < kV; ++v) mean[v] = hn::LoadU(d, s.mean + v * lanes);
@@ -634,7 +637,7 @@ void ChainSumsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, cons
         VD sum[kV];
         for (int v = 0; v < kV; ++v) sum[v] = hn::LoadU(d, chain + v * lanes);
         for (int64_t row = first + q; row < last; row += kChains) {
-          const T* HWY_RESTRICT xr = x + row * c;
+          const T* HWY_RESTRICT xr = x + row * x_step;
           for (int v = 0; v < kV; ++v) {
             const VD value = LoadWide(d, xr + v * lanes);
             if constexpr (kPass == bn::kSumX) {
@@ -652,14 +655,14 @@ void ChainSumsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, cons
   }
 }
 
-// y over a sample's rows (ForwardRow's formula), each channel's coefficients in registers.
+// y over `count` rows of x (x_step apart) into rows of y (y_step apart), ForwardRow's
+// formula, each channel's coefficients in registers.
 template <int kV, class T, class To>
-void ForwardRowsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, To* HWY_RESTRICT y,
-                            const ChannelScratch& s) {
+void ForwardRowsInRegisters(const ChannelScratch& s, const T* HWY_RESTRICT x, int64_t x_step, To* HWY_RESTRICT y,
+                            int64_t y_step, int64_t count, bool stream) {
   if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
     const D d;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), c = plan.channels_last.channels;
-    const bool stream = StreamRow(plan.stream_out, y);
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     VD mean[kV], rstd[kV], w[kV], b[kV];
     for (int v = 0; v < kV; ++v) {
       mean[v] = hn::LoadU(d, s.mean + v * lanes);
@@ -667,25 +670,23 @@ void ForwardRowsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, To
       w[v] = hn::LoadU(d, s.weight + v * lanes);
       b[v] = hn::LoadU(d, s.bias + v * lanes);
     }
-    for (int64_t row = 0; row < plan.channels_last.spatial; ++row) {
-      const T* HWY_RESTRICT xr = x + row * c;
-      To* HWY_RESTRICT yr = y + row * c;
+    for (int64_t row = 0; row < count; ++row, x += x_step, y += y_step) {
       for (int v = 0; v < kV; ++v) {
-        const VD xhat = hn::Mul(hn::Sub(LoadWide(d, xr + v * lanes), mean[v]), rstd[v]);
-        StoreResult(MulAddF64(xhat, w[v], b[v]), yr + v * lanes, stream);
+        const VD xhat = hn::Mul(hn::Sub(LoadWide(d, x + v * lanes), mean[v]), rstd[v]);
+        StoreResult(MulAddF64(xhat, w[v], b[v]), y + v * lanes, stream);
       }
     }
   }
 }
 
-// dx over a sample's rows (BackwardRow's formula), each channel's coefficients in registers.
+// dx over `count` rows (BackwardRow's formula), each channel's coefficients in registers.
 template <int kV, class T, class To>
-void BackwardRowsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy,
-                             To* HWY_RESTRICT dx, const ChannelScratch& s) {
+void BackwardRowsInRegisters(const ChannelScratch& s, const T* HWY_RESTRICT x, int64_t x_step,
+                             const T* HWY_RESTRICT dy, int64_t dy_step, To* HWY_RESTRICT dx, int64_t dx_step,
+                             int64_t count, bool stream) {
   if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
     const D d;
-    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), c = plan.channels_last.channels;
-    const bool stream = StreamRow(plan.stream_out, dx);
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     VD mean[kV], rstd[kV], w[kV], a[kV], k[kV];
     for (int v = 0; v < kV; ++v) {
       mean[v] = hn::LoadU(d, s.mean + v * lanes);
@@ -694,16 +695,106 @@ void BackwardRowsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, c
       a[v] = hn::LoadU(d, s.a + v * lanes);
       k[v] = hn::LoadU(d, s.k + v * lanes);
     }
-    for (int64_t row = 0; row < plan.channels_last.spatial; ++row) {
-      const T* HWY_RESTRICT xr = x + row * c;
-      const T* HWY_RESTRICT dyr = dy + row * c;
-      To* HWY_RESTRICT dxr = dx + row * c;
+    for (int64_t row = 0; row < count; ++row, x += x_step, dy += dy_step, dx += dx_step) {
       for (int v = 0; v < kV; ++v) {
-        const VD centred = hn::Sub(LoadWide(d, xr + v * lanes), mean[v]);
-        const VD weighted = hn::Sub(hn::Mul(w[v], LoadWide(d, dyr + v * lanes)), a[v]);
-        StoreResult(hn::Mul(rstd[v], hn::Sub(weighted, hn::Mul(centred, k[v]))), dxr + v * lanes, stream);
+        const VD centred = hn::Sub(LoadWide(d, x + v * lanes), mean[v]);
+        const VD weighted = hn::Sub(hn::Mul(w[v], LoadWide(d, dy + v * lanes)), a[v]);
+        StoreResult(hn::Mul(rstd[v], hn::Sub(weighted, hn::Mul(centred, k[v]))), dx + v * lanes, stream);
       }
     }
+  }
+}
+
+// Where the elementwise pass of rows [first, first + count) of sample n writes: the output's
+// own rows, or (RowNormPlan::ChannelsLast::out_channel_stride != 1: an output in another
+// layout) the block's output tile, kChannelChains rows of C side by side, which
+// ScatterOutputTile then writes channel by channel.
+template <class To>
+struct OutputRows {
+  To* data;
+  int64_t step;  // elements between rows
+  bool stream;   // plan.stream_out (where the rows are aligned), or false for the tile
+};
+
+template <class To>
+void ScatterOutputTile(const RowNormPlan& plan, const To* HWY_RESTRICT tile, int64_t n, int64_t first, int64_t count) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  const int64_t c = layout.channels, step = layout.row_stride[kOut];
+  To* HWY_RESTRICT base = SampleRow<To>(plan, kOut, n, first);
+  for (int64_t channel = 0; channel < c; ++channel) {
+    To* HWY_RESTRICT out = base + channel * layout.out_channel_stride;
+    for (int64_t row = 0; row < count; ++row) out[row * step] = tile[row * c + channel];
+  }
+}
+
+// Runs rows(first, count, OutputRows) over a sample: at once into the output, or tile by tile
+// through the output tile, scattered.
+template <class To, class Rows>
+void ForEachOutputTile(const RowNormPlan& plan, const ChannelScratch& s, int64_t n, const Rows& rows) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  if (layout.out_channel_stride == 1) {
+    return rows(0, layout.spatial, OutputRows<To>{SampleRow<To>(plan, kOut, n, 0), layout.row_stride[kOut],
+                                                  plan.stream_out});
+  }
+  To* tile = reinterpret_cast<To*>(s.output_tile);
+  for (int64_t first = 0; first < layout.spatial; first += RowNormPlan::kChannelChains) {
+    const int64_t count = std::min(RowNormPlan::kChannelChains, layout.spatial - first);
+    rows(first, count, OutputRows<To>{tile, layout.channels, false});
+    ScatterOutputTile(plan, tile, n, first, count);
+  }
+}
+
+// Whether the register kernels stream rows `step` elements apart: every row's start aligned.
+template <class To>
+HWY_INLINE bool StreamEveryRow(const OutputRows<To>& out) {
+  return StreamRow(out.stream, out.data) &&
+         (out.step * static_cast<int64_t>(sizeof(To))) % static_cast<int64_t>(kStreamBytes) == 0;
+}
+
+// The forward's elementwise pass over rows [first, first + count) of sample n.
+template <class T, class To>
+void ForwardRows(const RowNormPlan& plan, const ChannelScratch& s, int64_t n, int64_t first, int64_t count,
+                 const OutputRows<To>& out) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  const int64_t c = layout.channels, x_step = layout.row_stride[kX];
+  const T* x = SampleRow<const T>(plan, kX, n, first);
+  switch (RegisterRowVectors(plan)) {
+    case 1: return ForwardRowsInRegisters<1>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+    case 2: return ForwardRowsInRegisters<2>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+    case 3: return ForwardRowsInRegisters<3>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+    case 4: return ForwardRowsInRegisters<4>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+    default: break;
+  }
+  // Tiles of rows as spans where the output's rows follow each other too, else row by row.
+  const int64_t tile = out.step == c ? layout.rows_per_pass_tile : 1;
+  for (int64_t row = 0; row < count; row += tile) {
+    To* y = out.data + row * out.step;
+    ForwardRow<true, true>(x + row * x_step, y, std::min(tile, count - row) * c, s.mean, s.rstd, s.weight, s.bias,
+                           StreamRow(out.stream, y));
+  }
+}
+
+// The backward's elementwise pass (gradInput) over rows [first, first + count) of sample n.
+template <class T, class To>
+void BackwardRows(const RowNormPlan& plan, const ChannelScratch& s, int64_t n, int64_t first, int64_t count,
+                  const OutputRows<To>& out) {
+  const RowNormPlan::ChannelsLast& layout = plan.channels_last;
+  const int64_t c = layout.channels, x_step = layout.row_stride[kX], dy_step = layout.row_stride[kDy];
+  const T* x = SampleRow<const T>(plan, kX, n, first);
+  const T* dy = SampleRow<const T>(plan, kDy, n, first);
+  const bool stream = StreamEveryRow(out);
+  switch (RegisterRowVectors(plan)) {
+    case 1: return BackwardRowsInRegisters<1>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+    case 2: return BackwardRowsInRegisters<2>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+    case 3: return BackwardRowsInRegisters<3>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+    case 4: return BackwardRowsInRegisters<4>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+    default: break;
+  }
+  const int64_t tile = out.step == c ? layout.rows_per_pass_tile : 1;
+  for (int64_t row = 0; row < count; row += tile) {
+    To* dx = out.data + row * out.step;
+    BackwardRow<true, true>(x + row * x_step, dy + row * dy_step, dx, std::min(tile, count - row) * c,
+                            {s.mean, s.rstd, s.a, s.k}, s.weight, nullptr, nullptr, StreamRow(out.stream, dx));
   }
 }
 
@@ -772,19 +863,8 @@ void ChannelsLastForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, 
     }
     if (plan.big[kOut] == nullptr) continue;
     s.RepeatFirstRow(plan, layout.rows_per_pass_tile, s.rstd);
-    const T* x = SampleRow<const T>(plan, kX, n, 0);
-    To* y0 = SampleRow<To>(plan, kOut, n, 0);
-    switch (RegisterRowVectors(plan)) {
-      case 1: ForwardRowsInRegisters<1>(plan, x, y0, s); continue;
-      case 2: ForwardRowsInRegisters<2>(plan, x, y0, s); continue;
-      case 3: ForwardRowsInRegisters<3>(plan, x, y0, s); continue;
-      case 4: ForwardRowsInRegisters<4>(plan, x, y0, s); continue;
-      default: break;
-    }
-    ForEachTile(plan, layout.rows_per_pass_tile, [&](int64_t row, int64_t elements) {
-      To* y = SampleRow<To>(plan, kOut, n, row);
-      ForwardRow<true, true>(SampleRow<const T>(plan, kX, n, row), y, elements, s.mean, s.rstd, s.weight, s.bias,
-                             StreamRow(plan.stream_out, y));
+    ForEachOutputTile<To>(plan, s, n, [&](int64_t first, int64_t count, const OutputRows<To>& out) {
+      ForwardRows<T, To>(plan, s, n, first, count, out);
     });
   }
 }
@@ -824,21 +904,8 @@ void ChannelsLastBackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws,
     }
     if (plan.big[kOut] == nullptr) continue;
     s.RepeatFirstRow(plan, layout.rows_per_pass_tile, s.a, s.k);
-    const T* x = SampleRow<const T>(plan, kX, n, 0);
-    const T* dy = SampleRow<const T>(plan, kDy, n, 0);
-    To* dx0 = SampleRow<To>(plan, kOut, n, 0);
-    switch (RegisterRowVectors(plan)) {
-      case 1: BackwardRowsInRegisters<1>(plan, x, dy, dx0, s); continue;
-      case 2: BackwardRowsInRegisters<2>(plan, x, dy, dx0, s); continue;
-      case 3: BackwardRowsInRegisters<3>(plan, x, dy, dx0, s); continue;
-      case 4: BackwardRowsInRegisters<4>(plan, x, dy, dx0, s); continue;
-      default: break;
-    }
-    ForEachTile(plan, layout.rows_per_pass_tile, [&](int64_t row, int64_t elements) {
-      To* dx = SampleRow<To>(plan, kOut, n, row);
-      BackwardRow<true, true>(SampleRow<const T>(plan, kX, n, row), SampleRow<const T>(plan, kDy, n, row), dx,
-                              elements, {s.mean, s.rstd, s.a, s.k}, s.weight, nullptr, nullptr,
-                              StreamRow(plan.stream_out, dx));
+    ForEachOutputTile<To>(plan, s, n, [&](int64_t first, int64_t count, const OutputRows<To>& out) {
+      BackwardRows<T, To>(plan, s, n, first, count, out);
     });
   }
 }

@@ -147,6 +147,11 @@ struct RowNormPlan {
 
     int64_t sample_stride[kNumBigTensors] = {};  // elements
     int64_t row_stride[kNumBigTensors] = {};     // elements between neighbouring rows
+    // Elements between neighbouring channels of the output (1: channels-last like the
+    // inputs). Any other (PyTorch's contiguous gradInput of a channels-last input): the
+    // elementwise pass writes a tile of rows to the workspace, then scatters it channel by
+    // channel.
+    int64_t out_channel_stride = 1;
   } channels_last;
   static constexpr int64_t kChannelChains = 16;  // bn_kernels::kSumLanes
   static constexpr int64_t kMaxTiledChannels = 64;

@@ -56,10 +56,11 @@ SmallVector MakeSmallVector(const aclTensor* t) {
 }
 
 // GroupNorm's [N, G, C/G, spatial...] views over channels-last memory, all of x's dtype (as
-// GroupNorm and InstanceNorm require): in every big tensor channel g * C/G + k sits
-// g * C/G + k elements after channel 0 and the spatial dims step as one. Such a plan takes
-// the channels-last kernels (RowNormPlan::ChannelsLast) instead of gathering each group's
-// strided elements.
+// GroupNorm and InstanceNorm require): in every input channel g * C/G + k sits g * C/G + k
+// elements after channel 0 (the output's channels may sit at any one stride: PyTorch's
+// contiguous gradInput of channels-last data), and the spatial dims step as one. Such a plan
+// takes the channels-last kernels (RowNormPlan::ChannelsLast) instead of gathering each
+// group's strided elements.
 void PlanChannelsLast(const aclTensor* const* big, RowNormPlan* plan) {
   RowNormPlan::ChannelsLast layout;
   for (int t = 0; t < kNumBigTensors; ++t) {
@@ -70,7 +71,13 @@ void PlanChannelsLast(const aclTensor* const* big, RowNormPlan* plan) {
     if (rank < 3) return;
     const int64_t* dims = view.view_dims.data();
     const int64_t* strides = view.strides.data();
-    if ((dims[2] > 1 && strides[2] != 1) || (dims[1] > 1 && strides[1] != plan->segments)) return;
+    // Channel k of group g at (g * C/G + k) * channel_stride: groups follow their channels.
+    const int64_t channel_stride = dims[2] > 1 ? strides[2] : dims[1] > 1 ? strides[1] : 1;
+    if (dims[1] > 1 && dims[2] > 1 && strides[1] != dims[2] * strides[2]) return;
+    if (channel_stride != 1) {
+      if (t != kOut || channel_stride == 0) return;
+      layout.out_channel_stride = channel_stride;
+    }
     const StridedIndex rows = MakeStridedIndex(view, 3, rank);
     if (rows.rank > 1) return;
     layout.sample_stride[t] = dims[0] > 1 ? strides[0] : 0;
@@ -80,9 +87,11 @@ void PlanChannelsLast(const aclTensor* const* big, RowNormPlan* plan) {
   layout.on = true;
   layout.samples = big[kX]->view_dims[0];
   layout.channels = plan->groups * plan->segments;
-  bool rows_follow = true;
+  bool rows_follow = true;  // in the inputs (an output's rows that do not are run row by row)
   for (int t = 0; t < kNumBigTensors; ++t) {
-    if (big[t] != nullptr && layout.spatial > 1 && layout.row_stride[t] != layout.channels) rows_follow = false;
+    if (big[t] != nullptr && t != kOut && layout.spatial > 1 && layout.row_stride[t] != layout.channels) {
+      rows_follow = false;
+    }
   }
   if (rows_follow && layout.channels <= RowNormPlan::kMaxTiledChannels) {
     constexpr int64_t kChains = RowNormPlan::kChannelChains;
@@ -260,8 +269,10 @@ RowNormPlan MakeRowNormPlan(const RowNormInputs& in, int threads) {
   }
   plan.ws_channels = offset;
   if (layout.on) {  // ChannelScratch: 2 x kChannelChains chains of channel sums, then the tiles' coefficients
+    const uint64_t output_tile = layout.out_channel_stride != 1 ? RowNormPlan::kChannelChains : 0;  // up to 8 bytes each
     const uint64_t per_channel =
-        (2 * RowNormPlan::kChannelChains + layout.rows_per_sum_tile + 5 * layout.rows_per_pass_tile) * sizeof(double);
+        (2 * RowNormPlan::kChannelChains + layout.rows_per_sum_tile + 5 * layout.rows_per_pass_tile + output_tile) *
+        sizeof(double);
     plan.channels_block_bytes = AlignUp(CheckedBytes(static_cast<uint64_t>(layout.channels), per_channel, 0));
     offset = CheckedBytes(plan.channels_block_bytes, static_cast<uint64_t>(plan.blocks), offset);
   }
