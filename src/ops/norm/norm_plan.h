@@ -133,7 +133,7 @@ struct RowNormPlan {
   // family's sums: the very additions a planar channel's run makes (SumSegment), so a
   // planar and a channels-last call agree where their plans sum per channel. A block is a
   // run of whole samples; rows (r = sample * groups + group) keep their meaning.
-  // Few channels whose rows follow each other in every big tensor are run a tile of rows at
+  // Few channels whose rows follow each other in the inputs are run a tile of rows at
   // a time, as one span with the coefficients repeated per row: the same additions and
   // products per element, without a loop of a vector or two per row. The sums take
   // kChannelChains rows (a chain per row); the elementwise pass fewer (its five coefficient
