@@ -598,9 +598,10 @@ inline void CombineChains(const RowNormPlan& plan, const ChannelScratch& s) {
 // registers instead of reloading them per row. They make the very same additions
 // and products per element as the span kernels, so their bits are the same.
 constexpr int kMaxRegisterRowVectors = 4;
+constexpr bool kChannelRegisters = !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR;
 
 inline int RegisterRowVectors(const RowNormPlan& plan) {
-  if constexpr (HWY_HAVE_SCALABLE || HWY_TARGET == HWY_SCALAR) {
+  if constexpr (!kChannelRegisters) {
     return 0;
   } else {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(D())), c = plan.channels_last.channels;
@@ -616,34 +617,35 @@ inline int RegisterRowVectors(const RowNormPlan& plan) {
 // lose, measured.)
 constexpr int64_t kRegisterBandBytes = 16 * 1024;
 
-template <int kPass, int kV, class T>
+template <int kPass, int kV, class T, class DV = D>
 void ChainSumsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, const ChannelScratch& s) {
   static_assert(kPass == bn::kSumX || kPass == bn::kCentredSquares, "a pass over x alone");
-  if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
+  if constexpr (kChannelRegisters) {
     constexpr int64_t kChains = RowNormPlan::kChannelChains;
-    const D d;
+    using V = hn::Vec<DV>;  // dependent: the arrays below are never formed on scalable targets
+    const DV d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d)), c = plan.channels_last.channels;
     const int64_t spatial = plan.channels_last.spatial;
     const int64_t band =
         kChains * std::max<int64_t>(1, kRegisterBandBytes / (kChains * c * static_cast<int64_t>(sizeof(T))));
     const int64_t x_step = plan.channels_last.row_stride[kX];
     double* HWY_RESTRICT chains = kPass == bn::kSumX ? s.sum_dy : s.sum_dyx;
-    VD mean[kV];
+    V mean[kV];
     for (int v = 0; v < kV; ++v) mean[v] = hn::LoadU(d, s.mean + v * lanes);
     for (int64_t first = 0; first < spatial; first += band) {
       const int64_t last = std::min(spatial, first + band);
       for (int64_t q = 0; q < kChains; ++q) {
         double* HWY_RESTRICT chain = chains + q * c;
-        VD sum[kV];
+        V sum[kV];
         for (int v = 0; v < kV; ++v) sum[v] = hn::LoadU(d, chain + v * lanes);
         for (int64_t row = first + q; row < last; row += kChains) {
           const T* HWY_RESTRICT xr = x + row * x_step;
           for (int v = 0; v < kV; ++v) {
-            const VD value = LoadWide(d, xr + v * lanes);
+            const V value = LoadWide(d, xr + v * lanes);
             if constexpr (kPass == bn::kSumX) {
               sum[v] = hn::Add(sum[v], value);
             } else {
-              const VD centred = hn::Sub(value, mean[v]);
+              const V centred = hn::Sub(value, mean[v]);
               sum[v] = hn::Add(sum[v], hn::Mul(centred, centred));
             }
           }
@@ -657,13 +659,14 @@ void ChainSumsInRegisters(const RowNormPlan& plan, const T* HWY_RESTRICT x, cons
 
 // y over `count` rows of x (x_step apart) into rows of y (y_step apart), ForwardRow's
 // formula, each channel's coefficients in registers.
-template <int kV, class T, class To>
+template <int kV, class T, class To, class DV = D>
 void ForwardRowsInRegisters(const ChannelScratch& s, const T* HWY_RESTRICT x, int64_t x_step, To* HWY_RESTRICT y,
                             int64_t y_step, int64_t count, bool stream) {
-  if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
-    const D d;
+  if constexpr (kChannelRegisters) {
+    using V = hn::Vec<DV>;  // dependent: the arrays below are never formed on scalable targets
+    const DV d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    VD mean[kV], rstd[kV], w[kV], b[kV];
+    V mean[kV], rstd[kV], w[kV], b[kV];
     for (int v = 0; v < kV; ++v) {
       mean[v] = hn::LoadU(d, s.mean + v * lanes);
       rstd[v] = hn::LoadU(d, s.rstd + v * lanes);
@@ -672,7 +675,7 @@ void ForwardRowsInRegisters(const ChannelScratch& s, const T* HWY_RESTRICT x, in
     }
     for (int64_t row = 0; row < count; ++row, x += x_step, y += y_step) {
       for (int v = 0; v < kV; ++v) {
-        const VD xhat = hn::Mul(hn::Sub(LoadWide(d, x + v * lanes), mean[v]), rstd[v]);
+        const V xhat = hn::Mul(hn::Sub(LoadWide(d, x + v * lanes), mean[v]), rstd[v]);
         StoreResult(MulAddF64(xhat, w[v], b[v]), y + v * lanes, stream);
       }
     }
@@ -680,14 +683,15 @@ void ForwardRowsInRegisters(const ChannelScratch& s, const T* HWY_RESTRICT x, in
 }
 
 // dx over `count` rows (BackwardRow's formula), each channel's coefficients in registers.
-template <int kV, class T, class To>
+template <int kV, class T, class To, class DV = D>
 void BackwardRowsInRegisters(const ChannelScratch& s, const T* HWY_RESTRICT x, int64_t x_step,
                              const T* HWY_RESTRICT dy, int64_t dy_step, To* HWY_RESTRICT dx, int64_t dx_step,
                              int64_t count, bool stream) {
-  if constexpr (!HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
-    const D d;
+  if constexpr (kChannelRegisters) {
+    using V = hn::Vec<DV>;  // dependent: the arrays below are never formed on scalable targets
+    const DV d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-    VD mean[kV], rstd[kV], w[kV], a[kV], k[kV];
+    V mean[kV], rstd[kV], w[kV], a[kV], k[kV];
     for (int v = 0; v < kV; ++v) {
       mean[v] = hn::LoadU(d, s.mean + v * lanes);
       rstd[v] = hn::LoadU(d, s.rstd + v * lanes);
@@ -697,8 +701,8 @@ void BackwardRowsInRegisters(const ChannelScratch& s, const T* HWY_RESTRICT x, i
     }
     for (int64_t row = 0; row < count; ++row, x += x_step, dy += dy_step, dx += dx_step) {
       for (int v = 0; v < kV; ++v) {
-        const VD centred = hn::Sub(LoadWide(d, x + v * lanes), mean[v]);
-        const VD weighted = hn::Sub(hn::Mul(w[v], LoadWide(d, dy + v * lanes)), a[v]);
+        const V centred = hn::Sub(LoadWide(d, x + v * lanes), mean[v]);
+        const V weighted = hn::Sub(hn::Mul(w[v], LoadWide(d, dy + v * lanes)), a[v]);
         StoreResult(hn::Mul(rstd[v], hn::Sub(weighted, hn::Mul(centred, k[v]))), dx + v * lanes, stream);
       }
     }
@@ -758,12 +762,14 @@ void ForwardRows(const RowNormPlan& plan, const ChannelScratch& s, int64_t n, in
   const RowNormPlan::ChannelsLast& layout = plan.channels_last;
   const int64_t c = layout.channels, x_step = layout.row_stride[kX];
   const T* x = SampleRow<const T>(plan, kX, n, first);
-  switch (RegisterRowVectors(plan)) {
-    case 1: return ForwardRowsInRegisters<1>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-    case 2: return ForwardRowsInRegisters<2>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-    case 3: return ForwardRowsInRegisters<3>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-    case 4: return ForwardRowsInRegisters<4>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-    default: break;
+  if constexpr (kChannelRegisters) {
+    switch (RegisterRowVectors(plan)) {
+      case 1: return ForwardRowsInRegisters<1>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+      case 2: return ForwardRowsInRegisters<2>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+      case 3: return ForwardRowsInRegisters<3>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+      case 4: return ForwardRowsInRegisters<4>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+      default: break;
+    }
   }
   // Tiles of rows as spans where the output's rows follow each other too, else row by row.
   const int64_t tile = out.step == c ? layout.rows_per_pass_tile : 1;
@@ -782,13 +788,15 @@ void BackwardRows(const RowNormPlan& plan, const ChannelScratch& s, int64_t n, i
   const int64_t c = layout.channels, x_step = layout.row_stride[kX], dy_step = layout.row_stride[kDy];
   const T* x = SampleRow<const T>(plan, kX, n, first);
   const T* dy = SampleRow<const T>(plan, kDy, n, first);
-  const bool stream = StreamEveryRow(out);
-  switch (RegisterRowVectors(plan)) {
-    case 1: return BackwardRowsInRegisters<1>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-    case 2: return BackwardRowsInRegisters<2>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-    case 3: return BackwardRowsInRegisters<3>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-    case 4: return BackwardRowsInRegisters<4>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-    default: break;
+  if constexpr (kChannelRegisters) {
+    const bool stream = StreamEveryRow(out);
+    switch (RegisterRowVectors(plan)) {
+      case 1: return BackwardRowsInRegisters<1>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+      case 2: return BackwardRowsInRegisters<2>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+      case 3: return BackwardRowsInRegisters<3>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+      case 4: return BackwardRowsInRegisters<4>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
+      default: break;
+    }
   }
   const int64_t tile = out.step == c ? layout.rows_per_pass_tile : 1;
   for (int64_t row = 0; row < count; row += tile) {
@@ -809,7 +817,7 @@ void ChannelSums(const RowNormPlan& plan, int64_t n, const ChannelScratch& s) {
   std::fill_n(s.sum_dy, kChains * c, 0.0);
   std::fill_n(s.sum_dyx, kChains * c, 0.0);
   const int t_dy = bn::ReadsDy(kPass) ? kDy : kX;
-  if constexpr (!bn::ReadsDy(kPass)) {
+  if constexpr (kChannelRegisters && !bn::ReadsDy(kPass)) {
     const T* x = SampleRow<const T>(plan, kX, n, 0);
     switch (RegisterRowVectors(plan)) {
       case 1: return ChainSumsInRegisters<kPass, 1>(plan, x, s);
