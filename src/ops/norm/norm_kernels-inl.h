@@ -526,7 +526,7 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
 struct ChannelScratch {
   double* sum_dy;   // [kChannelChains][C]: sum x, or sum dy
   double* sum_dyx;  // [kChannelChains][C]: sum (x - mean)^2, or sum dy (x - mean)
-  double* mean;     // [max(rows_per_sum_tile, rows_per_pass_tile)][C]
+  double* mean;     // [rows_per_sum_tile][C] (the longer tile)
   double* rstd;     // [rows_per_pass_tile][C] each
   double* a;
   double* k;
@@ -539,7 +539,7 @@ struct ChannelScratch {
     sum_dy = reinterpret_cast<double*>(ws.channels + plan.channels_block_bytes * static_cast<uint64_t>(block));
     sum_dyx = sum_dy + RowNormPlan::kChannelChains * c;
     mean = sum_dyx + RowNormPlan::kChannelChains * c;
-    rstd = mean + std::max(layout.rows_per_sum_tile, layout.rows_per_pass_tile) * c;
+    rstd = mean + layout.rows_per_sum_tile * c;
     a = rstd + pass_lanes;
     k = a + pass_lanes;
     weight = k + pass_lanes;
@@ -556,7 +556,7 @@ struct ChannelScratch {
     for (int64_t row = 1; row < rows; ++row) (std::copy_n(arrays, c, arrays + row * c), ...);
   }
   void RepeatMean(const RowNormPlan& plan) const {
-    RepeatFirstRow(plan, std::max(plan.channels_last.rows_per_sum_tile, plan.channels_last.rows_per_pass_tile), mean);
+    RepeatFirstRow(plan, plan.channels_last.rows_per_sum_tile, mean);
   }
 };
 

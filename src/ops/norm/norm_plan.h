@@ -143,7 +143,7 @@ struct RowNormPlan {
     int64_t samples = 0, spatial = 0, channels = 0;
     int64_t samples_per_block = 1;
     int64_t rows_per_sum_tile = 1;   // 1, or kChannelChains
-    int64_t rows_per_pass_tile = 1;  // 1 to kChannelChains
+    int64_t rows_per_pass_tile = 1;  // 1 to rows_per_sum_tile
 
     int64_t sample_stride[kNumBigTensors] = {};  // elements
     int64_t row_stride[kNumBigTensors] = {};     // elements between neighbouring rows
