@@ -739,14 +739,16 @@ std::vector<Problem> Problems() {
   }
   // GroupNorm and its backward: [3, 6, 17, 19] in 3 groups (channel runs of 323), planar and
   // channels-last (per-channel sums over rows), with cancelling pairs along each channel's
-  // run or rows; and channels-last [2, 16, 9, 37] in 4 groups, whose 16 channels are whole
-  // vectors on some targets (channels in registers) and not on others (NEON, SVE, scalar).
+  // run or rows; and channels-last [2, 16, 9, 37] in 4 groups, [1, 48, 6, 7] in 12 and
+  // [2, 64, 5, 13] in 32, whose channels are whole vectors on some targets (channels in
+  // registers: up to 4 vectors on AVX2, 8 on AVX-512) and not on others (NEON, SVE, scalar).
   struct GroupShape {
     int64_t n, c, h, w, groups;
     bool channels_last;
   };
   const GroupShape group_shapes[] = {
-      {3, 6, 17, 19, 3, false}, {3, 6, 17, 19, 3, true}, {2, 16, 9, 37, 4, true}};
+      {3, 6, 17, 19, 3, false}, {3, 6, 17, 19, 3, true}, {2, 16, 9, 37, 4, true},
+      {1, 48, 6, 7, 12, true},  {2, 64, 5, 13, 32, true}};
   for (const GroupShape& shape : group_shapes) {
     const bool channels_last = shape.channels_last;
     const int64_t n = shape.n, c = shape.c, hxw = shape.h * shape.w, groups = shape.groups;

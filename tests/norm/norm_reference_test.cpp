@@ -291,8 +291,8 @@ TEST(InstanceNormReference, IdenticalBitsForAnyThreadCount) {
 // per-channel kernels, RowNormPlan::ChannelsLast): channel counts with vector tails, one to
 // many samples and groups, 1-D to 3-D spatial dims, each dtype, around zero and a large mean;
 // dense, with padded rows and samples, and with spatial dims that do not merge (the gather).
-// 8, 16 and 32 channels are whole vectors on the x86 targets (channels in registers); 333 and
-// 600 rows make several of their bands, and neither is a whole number of tiles. Variant 4: the
+// 8, 16 and 32 channels are whole vectors on the x86 targets (channels in registers), 48 and
+// 64 on AVX-512 (up to 8 vectors there); 333 and 600 rows make several of their bands, and neither is a whole number of tiles. Variant 4: the
 // output contiguous (PyTorch's gradInput of channels-last data), written through the tile.
 TEST(ChannelsLastGroupNorm, AgainstTheReference) {
   struct Shape {
@@ -300,7 +300,7 @@ TEST(ChannelsLastGroupNorm, AgainstTheReference) {
     int64_t groups;
   };
   const Shape shapes[] = {{{3, 6, 17, 19}, 3},  {{2, 35, 7, 3}, 5},    {{1, 64, 4, 4, 5}, 32}, {{4, 3, 40}, 1},
-                          {{2, 16, 9, 37}, 4}, {{1, 32, 7, 11}, 8}, {{2, 8, 600}, 2}};
+                          {{2, 16, 9, 37}, 4}, {{1, 32, 7, 11}, 8}, {{2, 8, 600}, 2},  {{2, 48, 5, 7}, 12}};
   for (Op op : {Op::kGroupNorm, Op::kGroupNormBackward, Op::kInstanceNorm}) {
     for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
       if (op == Op::kInstanceNorm && io == ACL_BF16) continue;

@@ -597,24 +597,48 @@ inline void CombineChains(const RowNormPlan& plan, const ChannelScratch& s) {
 // strides, run kernels that keep each channel's coefficients, or a chain's sums, in
 // registers instead of reloading them per row. They make the very same additions
 // and products per element as the span kernels, so their bits are the same.
-constexpr int kMaxRegisterRowVectors = 4;
+// Up to 8 vectors where the target has 32 vector registers: a chain's sums and the means
+// (16) fit, and of the elementwise passes' 4 or 5 coefficients per vector the compiler keeps
+// what fits and reloads the rest from its stack, still fewer loads than a tile's spans.
+#if HWY_ARCH_X86 && HWY_TARGET > HWY_AVX3
+constexpr int kMaxRegisterRowVectors = 4;  // SSE4 and AVX2: 16 vector registers
+#else
+constexpr int kMaxRegisterRowVectors = 8;
+#endif
 constexpr bool kChannelRegisters = !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR;
 
-inline int RegisterRowVectors(const RowNormPlan& plan) {
-  if constexpr (!kChannelRegisters) {
-    return 0;
-  } else {
+// Calls f(std::integral_constant<int, kV>()) for rows of kV whole vectors of channels and
+// returns true, or returns false (no register kernel for this plan on this target).
+template <class F>
+HWY_INLINE bool WithRegisterRowVectors(const RowNormPlan& plan, const F& f) {
+  if constexpr (kChannelRegisters) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(D())), c = plan.channels_last.channels;
-    if (c % lanes != 0 || c / lanes > kMaxRegisterRowVectors) return 0;
-    return static_cast<int>(c / lanes);
+    if (c % lanes != 0) return false;
+    switch (c / lanes) {
+      case 1: return f(std::integral_constant<int, 1>()), true;
+      case 2: return f(std::integral_constant<int, 2>()), true;
+      case 3: return f(std::integral_constant<int, 3>()), true;
+      case 4: return f(std::integral_constant<int, 4>()), true;
+      default: break;
+    }
+    if constexpr (kMaxRegisterRowVectors == 8) {
+      switch (c / lanes) {
+        case 5: return f(std::integral_constant<int, 5>()), true;
+        case 6: return f(std::integral_constant<int, 6>()), true;
+        case 7: return f(std::integral_constant<int, 7>()), true;
+        case 8: return f(std::integral_constant<int, 8>()), true;
+        default: break;
+      }
+    }
   }
+  return false;
 }
 
 // A pass over x alone (the forward's sums of x, then of (x - mean)^2) made chain by chain:
 // rows q, q + 16, q + 32, ... in order, as the row-by-row pass adds them, over bands of rows
 // that stay in the first-level cache, each chain's kV vectors loaded once per band. (The
-// backward's sums over x and dy run faster row by row: their strided reads of two tensors
-// lose, measured.)
+// backward's sums over x and dy run row by row: chain by chain, their strided reads of two
+// tensors measured slower at 16 channels and no faster at 64.)
 constexpr int64_t kRegisterBandBytes = 16 * 1024;
 
 template <int kPass, int kV, class T, class DV = D>
@@ -762,15 +786,10 @@ void ForwardRows(const RowNormPlan& plan, const ChannelScratch& s, int64_t n, in
   const RowNormPlan::ChannelsLast& layout = plan.channels_last;
   const int64_t c = layout.channels, x_step = layout.row_stride[kX];
   const T* x = SampleRow<const T>(plan, kX, n, first);
-  if constexpr (kChannelRegisters) {
-    switch (RegisterRowVectors(plan)) {
-      case 1: return ForwardRowsInRegisters<1>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-      case 2: return ForwardRowsInRegisters<2>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-      case 3: return ForwardRowsInRegisters<3>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-      case 4: return ForwardRowsInRegisters<4>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
-      default: break;
-    }
-  }
+  const bool in_registers = WithRegisterRowVectors(plan, [&](auto kV) {
+    ForwardRowsInRegisters<decltype(kV)::value>(s, x, x_step, out.data, out.step, count, StreamEveryRow(out));
+  });
+  if (in_registers) return;
   // Tiles of rows as spans where the output's rows follow each other too, else row by row.
   const int64_t tile = out.step == c ? layout.rows_per_pass_tile : 1;
   for (int64_t row = 0; row < count; row += tile) {
@@ -788,16 +807,11 @@ void BackwardRows(const RowNormPlan& plan, const ChannelScratch& s, int64_t n, i
   const int64_t c = layout.channels, x_step = layout.row_stride[kX], dy_step = layout.row_stride[kDy];
   const T* x = SampleRow<const T>(plan, kX, n, first);
   const T* dy = SampleRow<const T>(plan, kDy, n, first);
-  if constexpr (kChannelRegisters) {
-    const bool stream = StreamEveryRow(out);
-    switch (RegisterRowVectors(plan)) {
-      case 1: return BackwardRowsInRegisters<1>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-      case 2: return BackwardRowsInRegisters<2>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-      case 3: return BackwardRowsInRegisters<3>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-      case 4: return BackwardRowsInRegisters<4>(s, x, x_step, dy, dy_step, out.data, out.step, count, stream);
-      default: break;
-    }
-  }
+  const bool in_registers = WithRegisterRowVectors(plan, [&](auto kV) {
+    BackwardRowsInRegisters<decltype(kV)::value>(s, x, x_step, dy, dy_step, out.data, out.step, count,
+                                                 StreamEveryRow(out));
+  });
+  if (in_registers) return;
   const int64_t tile = out.step == c ? layout.rows_per_pass_tile : 1;
   for (int64_t row = 0; row < count; row += tile) {
     To* dx = out.data + row * out.step;
@@ -817,14 +831,10 @@ void ChannelSums(const RowNormPlan& plan, int64_t n, const ChannelScratch& s) {
   std::fill_n(s.sum_dy, kChains * c, 0.0);
   std::fill_n(s.sum_dyx, kChains * c, 0.0);
   const int t_dy = bn::ReadsDy(kPass) ? kDy : kX;
-  if constexpr (kChannelRegisters && !bn::ReadsDy(kPass)) {
+  if constexpr (!bn::ReadsDy(kPass)) {
     const T* x = SampleRow<const T>(plan, kX, n, 0);
-    switch (RegisterRowVectors(plan)) {
-      case 1: return ChainSumsInRegisters<kPass, 1>(plan, x, s);
-      case 2: return ChainSumsInRegisters<kPass, 2>(plan, x, s);
-      case 3: return ChainSumsInRegisters<kPass, 3>(plan, x, s);
-      case 4: return ChainSumsInRegisters<kPass, 4>(plan, x, s);
-      default: break;
+    if (WithRegisterRowVectors(plan, [&](auto kV) { ChainSumsInRegisters<kPass, decltype(kV)::value>(plan, x, s); })) {
+      return;
     }
   }
   ForEachTile(plan, plan.channels_last.rows_per_sum_tile, [&](int64_t row, int64_t elements) {
