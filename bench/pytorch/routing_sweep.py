@@ -156,7 +156,8 @@ def timed(fn, enabled, burst):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", default="1,2", help="thread counts to measure; the others' committed rows are kept")
-    parser.add_argument("--sizes", default="4,8,12,16,24,32,48")
+    parser.add_argument("--sizes", default="4,8,12,16,24,32,48",
+                        help="volume edges to measure; the other sizes' committed rows are kept")
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--burst", type=int, default=3, help="calls timed together after one untimed call")
     parser.add_argument("--rounds", type=int, default=3, help="times to measure every point (median over rounds)")
@@ -202,8 +203,8 @@ def main():
                               f"{stock / ours:5.2f}x", flush=True)
     rows = [key[:-1] + (statistics.median(stock) * 1e6, statistics.median(ours) * 1e6)
             for key, (stock, ours) in rounds.items()]
-    measured = {row[:3] for row in rows}  # (kernel, layout, threads)
-    kept = [row for row in read_measurements(args.measurements) if row[:3] not in measured]
+    measured = {row[:3] + (row[4],) for row in rows}  # (kernel, layout, threads, size)
+    kept = [row for row in read_measurements(args.measurements) if row[:3] + (row[4],) not in measured]
     rows = kept + rows
     with open(args.measurements, "w") as f:
         f.write("kernel,layout,threads,row_length,size,elements,stock_us,enabled_us\n")
