@@ -155,6 +155,7 @@ bench: deps-bench
 	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/unet_step.py
 	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/unet_step.py --block norms
 	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/block_calls.py
+	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/block_calls.py --block bn
 	PYTHONPATH=build/release/pytorch-prefix/lib/python3/dist-packages /usr/bin/python3 bench/pytorch/per_call.py
 
 # Each fuzzer first replays the inputs of past findings (fuzz/regressions/<name>/) on every
