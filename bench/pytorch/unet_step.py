@@ -11,9 +11,11 @@ optimizer, alternating step by step; the step time is the median over the timed 
 The profiler then attributes self CPU time per operator for one step of each.
 
 Usage: unet_step.py [--block bn|norms] [--steps N] [--warmup N] [--threads 1,2] [--size D] [--markdown FILE]
+                    [--control] [--default-heap]
 Run with PYTHONPATH pointing at the installed package (make bench does).
 """
 import argparse
+import ctypes
 import statistics
 import time
 
@@ -115,8 +117,25 @@ def make_run(block, memory_format, size, batch):
     return step
 
 
+def keep_heap():
+    """Keeps freed memory in glibc's heap instead of returning it to the system: no mmap per
+    large tensor (up to 32 MiB), no trimming, 256 MiB of top pad. Without this, a step on this
+    VM spends most of its time in page faults on tensors PyTorch frees and allocates again
+    (perf: clear_page), which take 40 to 100 ms per step from one minute to the next against
+    18 to 20 ms with it, for stock and enabled alike; the speed-ups' spread shrinks with them."""
+    libc = ctypes.CDLL("libc.so.6")
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+    return all(libc.mallopt(option, value) == 1 for option, value in (
+        (m_mmap_threshold, 32 << 20), (m_trim_threshold, 2 ** 31 - 1), (m_top_pad, 256 << 20)))
+
+
+# --control: the "enabled" steps run stock too (an A/A run: the ratios' spread is the
+# machine's noise floor for the whole-step figures).
+CONTROL = False
+
+
 def timed(step, enabled):
-    if enabled:
+    if enabled and not CONTROL:
         oa.enable()
     else:
         oa.disable()
@@ -159,13 +178,23 @@ def main():
     parser.add_argument("--markdown", help="append the tables to this file")
     parser.add_argument("--own-pool", action="store_true",
                         help="run openaclnn's regions on its own pool instead of PyTorch's (use_torch_pool(False))")
+    parser.add_argument("--control", action="store_true",
+                        help="A/A: the enabled steps run stock too (the noise floor of the speed-ups)")
+    parser.add_argument("--default-heap", action="store_true",
+                        help="leave glibc's heap settings as they are (see keep_heap(): noisy step times here)")
     args = parser.parse_args()
+    heap = "glibc's default heap" if args.default_heap else "heap kept (keep_heap())"
+    if not args.default_heap and not keep_heap():
+        raise SystemExit("mallopt refused the heap settings")
     oa.use_torch_pool(not args.own_pool)
+    global CONTROL
+    CONTROL = args.control
 
     lines = [f"Block `{args.block}`: in 4 ch, 16/32 ch, batch {args.batch}, volume {args.size}^3, fp32, SGD; median of "
              f"{args.steps} pairs of steps after {args.warmup} warm-up pairs, stock and enabled alternating on one model "
              f"(PyTorch {torch.__version__}, {cpu_capability()}; openaclnn's regions on "
-             f"{POOLS[args.own_pool]}).", "",
+             f"{POOLS[args.own_pool]}; {heap})" + ("; CONTROL run: both columns are stock." if args.control else "."),
+             "",
              "| threads | memory format | stock step (ms) | enabled step (ms) | whole-step speed-up (quartiles) |",
              "|---|---|---|---|---|"]
     op_lines = ["| threads | memory format | operator | stock (ms) | enabled (ms) | speed-up |", "|---|---|---|---|---|---|"]
