@@ -607,29 +607,21 @@ constexpr int kMaxRegisterRowVectors = 8;
 #endif
 constexpr bool kChannelRegisters = !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR;
 
-// Calls f(std::integral_constant<int, kV>()) for rows of kV whole vectors of channels and
-// returns true, or returns false (no register kernel for this plan on this target).
+// WithRegisterRowVectors(plan, f) calls f(std::integral_constant<int, kV>()) for rows of kV
+// whole vectors of channels and returns true, or returns false (no register kernel for this
+// plan on this target); WithRowVectorsFrom<kV> tries kV and up.
+template <int kV, class F>
+HWY_INLINE bool WithRowVectorsFrom(int64_t vectors, const F& f) {
+  if (vectors == kV) return f(std::integral_constant<int, kV>()), true;
+  if constexpr (kV < kMaxRegisterRowVectors) return WithRowVectorsFrom<kV + 1>(vectors, f);
+  return false;
+}
+
 template <class F>
 HWY_INLINE bool WithRegisterRowVectors(const RowNormPlan& plan, const F& f) {
   if constexpr (kChannelRegisters) {
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(D())), c = plan.channels_last.channels;
-    if (c % lanes != 0) return false;
-    switch (c / lanes) {
-      case 1: return f(std::integral_constant<int, 1>()), true;
-      case 2: return f(std::integral_constant<int, 2>()), true;
-      case 3: return f(std::integral_constant<int, 3>()), true;
-      case 4: return f(std::integral_constant<int, 4>()), true;
-      default: break;
-    }
-    if constexpr (kMaxRegisterRowVectors == 8) {
-      switch (c / lanes) {
-        case 5: return f(std::integral_constant<int, 5>()), true;
-        case 6: return f(std::integral_constant<int, 6>()), true;
-        case 7: return f(std::integral_constant<int, 7>()), true;
-        case 8: return f(std::integral_constant<int, 8>()), true;
-        default: break;
-      }
-    }
+    if (c % lanes == 0) return WithRowVectorsFrom<1>(c / lanes, f);
   }
   return false;
 }
