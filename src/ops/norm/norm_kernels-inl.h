@@ -593,7 +593,7 @@ inline void CombineChains(const RowNormPlan& plan, const ChannelScratch& s) {
 }
 
 // ---- few channels held in registers
-// Rows of kV whole vectors of channels (fixed-width targets; 0: any other), at any row
+// Rows of kV whole vectors of channels (fixed-width targets only), at any row
 // strides, run kernels that keep each channel's coefficients, or a chain's sums, in
 // registers instead of reloading them per row. They make the very same additions
 // and products per element as the span kernels, so their bits are the same.
