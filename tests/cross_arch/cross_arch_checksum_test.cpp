@@ -290,7 +290,7 @@ std::vector<Problem> Problems() {
     }
   }
 
-  // Upsample backward: every width pattern the planner picks (identity, x2, windows and
+  // Upsample backward: every width pattern the planner picks (identity, x2 to x4, windows and
   // lookups for non-integer ratios, wide W), a downsample (gaps), channels-last.
   struct Backward {
     const char* name;
@@ -302,6 +302,8 @@ std::vector<Problem> Problems() {
       {"ratio_7_9_11", {2, 3, 7, 9, 11}, {2, 3, 4, 5, 6}, false},
       {"identity_w", {1, 3, 5, 4, 40}, {1, 3, 2, 4, 40}, false},
       {"twice_w", {1, 4, 6, 8, 74}, {1, 4, 3, 4, 37}, false},
+      {"thrice_w", {1, 3, 4, 6, 111}, {1, 3, 2, 3, 37}, false},
+      {"four_times_w", {1, 2, 3, 4, 180}, {1, 2, 3, 2, 45}, false},
       {"window_67_29", {1, 2, 3, 4, 67}, {1, 2, 2, 3, 29}, false},
       {"wide_300_7", {1, 2, 2, 3, 300}, {1, 2, 1, 2, 7}, false},
       {"down_3_4_9", {2, 2, 3, 4, 9}, {2, 2, 5, 7, 20}, false},

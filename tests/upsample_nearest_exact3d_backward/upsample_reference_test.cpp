@@ -69,12 +69,14 @@ TEST(UpsampleReference, LengthOneAxes) {
   }
 }
 
-// Row lengths around every vector width, for the identity, x2 and general W paths.
+// Row lengths around every vector width, for the identity, x2 to x4 and general W paths.
 TEST(UpsampleReference, WidthsAroundVectorLengths) {
   for (aclDataType dtype : kDtypes) {
     for (int64_t w = 1; w <= 35; ++w) {
       CheckNcdhw(dtype, {1, 2, 2, 2, w}, {2, 3, w});
       CheckNcdhw(dtype, {1, 2, 2, 2, w}, {3, 2, 2 * w});
+      CheckNcdhw(dtype, {1, 2, 2, 2, w}, {2, 3, 3 * w});
+      CheckNcdhw(dtype, {1, 2, 2, 2, w}, {3, 2, 4 * w});
       CheckNcdhw(dtype, {1, 2, 2, 2, w}, {2, 2, 3 * w + 1});
       CheckAgainstReference(dtype, {1, w, 2, 2, 3}, {3, 2, 7}, {0, 0, 0}, Layout::Ndhwc(), Layout::Ndhwc(), 9);
     }

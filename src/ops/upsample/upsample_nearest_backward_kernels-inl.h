@@ -17,6 +17,7 @@
 #include <hwy/highway.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "core/kernel_inline.h"
 #include "core/simd_convert-inl.h"
@@ -191,15 +192,112 @@ HWY_INLINE void PrefetchRows(const T* HWY_RESTRICT plane, const std::array<int64
   }
 }
 
+// Integer ratios along W (out_w == K * in_w, output l reads K·l .. K·l + K - 1): K
+// consecutive vectors of a gradOut row hold the sources of one vector of outputs, and
+// splitting them into K vectors of every K-th element (part t lane q: element t + K·q) lets
+// `Add` add element t of every output at once. Lanes move, values do not: each output adds
+// the same values in the same order as element by element.
+template <int K, class DF>
+struct WidthMultiple;
+
+template <class DF>
+struct WidthMultiple<1, DF> {
+  explicit WidthMultiple(DF /*df*/) {}
+  template <typename T>
+  HWY_INLINE hn::Vec<DF> Add(DF df, const T* HWY_RESTRICT src, hn::Vec<DF> acc) const {
+    return hn::Add(acc, LoadAsFloat(df, src));
+  }
+};
+
+template <class DF>
+struct WidthMultiple<2, DF> {
+  explicit WidthMultiple(DF /*df*/) {}
+  template <typename T>
+  HWY_INLINE hn::Vec<DF> Add(DF df, const T* HWY_RESTRICT src, hn::Vec<DF> acc) const {
+    hn::Vec<DF> even, odd;
+    LoadEvenOdd(df, src, &even, &odd);
+    return hn::Add(hn::Add(acc, even), odd);
+  }
+};
+
+// x3: element t + 3q lies in vector (t + 3q) / L at lane (t + 3q) mod L. AVX-512 gathers each
+// part from the three vectors with two two-source permutations; other targets permute each
+// vector and pick each lane's source vector with two selects.
+template <class DF>
+struct WidthMultiple<3, DF> {
+  static constexpr size_t kMaxLanes = hn::MaxLanes(DF());
+  HWY_ALIGN int32_t lane[3][kMaxLanes];       // (t + 3q) mod L
+  HWY_ALIGN int32_t in_first[3][kMaxLanes];   // all ones where the element is in vector 0
+  HWY_ALIGN int32_t in_second[3][kMaxLanes];  // all ones where it is in vector 1
+  HWY_ALIGN int32_t pair[3][kMaxLanes];       // AVX-512: index into vectors 0 and 1
+  HWY_ALIGN int32_t with_third[3][kMaxLanes];  // AVX-512: that result's lane, or 16 + lane of vector 2
+
+  explicit WidthMultiple(DF df) {
+    const int32_t lanes = static_cast<int32_t>(hn::Lanes(df));
+    for (int t = 0; t < 3; ++t) {
+      for (int32_t q = 0; q < lanes; ++q) {
+        const int32_t element = t + 3 * q, source = element / lanes;
+        lane[t][q] = element % lanes;
+        in_first[t][q] = source == 0 ? -1 : 0;
+        in_second[t][q] = source == 1 ? -1 : 0;
+        pair[t][q] = source < 2 ? element : 0;
+        with_third[t][q] = source < 2 ? q : lanes + element - 2 * lanes;
+      }
+    }
+  }
+
+  HWY_INLINE hn::Vec<DF> Part(DF df, int t, hn::Vec<DF> v0, hn::Vec<DF> v1, hn::Vec<DF> v2) const {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    (void)df;
+    const __m512 first_two =
+        _mm512_permutex2var_ps(v0.raw, _mm512_load_si512(reinterpret_cast<const void*>(pair[t])), v1.raw);
+    return hn::Vec<DF>{_mm512_permutex2var_ps(
+        first_two, _mm512_load_si512(reinterpret_cast<const void*>(with_third[t])), v2.raw)};
+#else
+    const hn::RebindToSigned<DF> di;
+    const auto index = hn::IndicesFromVec(df, hn::Load(di, lane[t]));
+    const auto first = hn::MaskFromVec(hn::BitCast(df, hn::Load(di, in_first[t])));
+    const auto second = hn::MaskFromVec(hn::BitCast(df, hn::Load(di, in_second[t])));
+    return hn::IfThenElse(first, hn::TableLookupLanes(v0, index),
+                          hn::IfThenElse(second, hn::TableLookupLanes(v1, index), hn::TableLookupLanes(v2, index)));
+#endif
+  }
+
+  template <typename T>
+  HWY_INLINE hn::Vec<DF> Add(DF df, const T* HWY_RESTRICT src, hn::Vec<DF> acc) const {
+    const size_t lanes = hn::Lanes(df);
+    const auto v0 = LoadAsFloat(df, src), v1 = LoadAsFloat(df, src + lanes), v2 = LoadAsFloat(df, src + 2 * lanes);
+    acc = hn::Add(acc, Part(df, 0, v0, v1, v2));
+    acc = hn::Add(acc, Part(df, 1, v0, v1, v2));
+    return hn::Add(acc, Part(df, 2, v0, v1, v2));
+  }
+};
+
+// x4: two rounds of the even/odd split (every 2nd element of every 2nd element).
+template <class DF>
+struct WidthMultiple<4, DF> {
+  explicit WidthMultiple(DF /*df*/) {}
+  template <typename T>
+  HWY_INLINE hn::Vec<DF> Add(DF df, const T* HWY_RESTRICT src, hn::Vec<DF> acc) const {
+    const size_t lanes = hn::Lanes(df);
+    hn::Vec<DF> even_low, odd_low, even_high, odd_high, element0, element1, element2, element3;
+    LoadEvenOdd(df, src, &even_low, &odd_low);
+    LoadEvenOdd(df, src + 2 * lanes, &even_high, &odd_high);
+    SplitEvenOdd(df, even_low, even_high, &element0, &element2);
+    SplitEvenOdd(df, odd_low, odd_high, &element1, &element3);
+    return hn::Add(hn::Add(hn::Add(hn::Add(acc, element0), element1), element2), element3);
+  }
+};
+
 // The kernels below keep G independent accumulators in flight: each sum is a chain of
 // dependent adds in a fixed order, so interleaving G of them hides the add latency (the
 // q loops are unrolled so the accumulators stay in registers).
 
-// Identity (kTwice false) or x2 (kTwice true) W mapping: G full vectors of outputs from l0.
-template <int G, bool kTwice, typename T, class DF>
-OA_KERNEL_HELPER void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go,
-                                       int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t l0,
-                                       T* HWY_RESTRICT out_row) {
+// W mapping of ratio K (1: identity): G full vectors of outputs from l0.
+template <int G, int K, typename T, class DF>
+OA_KERNEL_HELPER void ContiguousChunks(DF df, const WidthMultiple<K, DF>& multiple, const T* HWY_RESTRICT plane,
+                                       const std::array<int64_t, 5>& go, int64_t od_begin, int64_t od_end,
+                                       int64_t oh_begin, int64_t oh_end, int64_t l0, T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
   #pragma GCC unroll 4
@@ -209,14 +307,7 @@ OA_KERNEL_HELPER void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
       #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
-        const int64_t l = l0 + q * lanes;
-        if (kTwice) {
-          hn::Vec<DF> even, odd;
-          LoadEvenOdd(df, src + 2 * l, &even, &odd);
-          OA_VEC_AT(acc, q) = hn::Add(hn::Add(OA_VEC_AT(acc, q), even), odd);
-        } else {
-          OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), LoadAsFloat(df, src + l));
-        }
+        OA_VEC_AT(acc, q) = multiple.Add(df, src + K * (l0 + q * lanes), OA_VEC_AT(acc, q));
       }
     }
   }
@@ -224,20 +315,21 @@ OA_KERNEL_HELPER void ContiguousChunks(DF df, const T* HWY_RESTRICT plane, const
   for (int q = 0; q < G; ++q) StoreFromFloat(OA_VEC_AT(acc, q), df, out_row + l0 + q * lanes);
 }
 
-template <bool kTwice, typename T, class DF>
-OA_KERNEL_HELPER void ContiguousRow(DF df, const T* HWY_RESTRICT plane, const std::array<int64_t, 5>& go, int64_t od_begin,
-                                    int64_t od_end, int64_t oh_begin, int64_t oh_end, int64_t full_end,
-                                    T* HWY_RESTRICT out_row) {
+// The full vectors of a row of ratio K, up to full_end (the rest: GatherChunks).
+template <int K, typename T, class DF>
+OA_KERNEL_HELPER void ContiguousRow(DF df, const WidthMultiple<K, DF>& multiple, const T* HWY_RESTRICT plane,
+                                    const std::array<int64_t, 5>& go, int64_t od_begin, int64_t od_end,
+                                    int64_t oh_begin, int64_t oh_end, int64_t full_end, T* HWY_RESTRICT out_row) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
   int64_t l0 = 0;
   for (; l0 + 4 * lanes <= full_end; l0 += 4 * lanes) {
-    ContiguousChunks<4, kTwice>(df, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+    ContiguousChunks<4>(df, multiple, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
   }
   for (; l0 + 2 * lanes <= full_end; l0 += 2 * lanes) {
-    ContiguousChunks<2, kTwice>(df, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+    ContiguousChunks<2>(df, multiple, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
   }
   for (; l0 < full_end; l0 += lanes) {
-    ContiguousChunks<1, kTwice>(df, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+    ContiguousChunks<1>(df, multiple, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
   }
 }
 
@@ -437,10 +529,16 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const AxisMap& range_w = plan.ranges[2];
   WidthPattern pattern = plan.width_pattern;
   // Window tables are built for one vector width; another target gathers instead.
-  if ((pattern == WidthPattern::kWindow && plan.w_lanes != lanes) || (pattern == WidthPattern::kDouble && lanes == 1)) {
+  if ((pattern == WidthPattern::kWindow && plan.w_lanes != lanes) || (pattern == WidthPattern::kMultiple && lanes == 1)) {
     pattern = WidthPattern::kGather;
   }
-  const int64_t full_end = in_w / lanes * lanes;  // identity / x2: full chunks, then gather
+  const int64_t full_end = in_w / lanes * lanes;  // identity / multiples: full chunks, then gather
+  using DF = hn::ScalableTag<float>;
+  const WidthMultiple<1, DF> identity(df);
+  const WidthMultiple<2, DF> twice(df);
+  const WidthMultiple<4, DF> four_times(df);
+  std::optional<WidthMultiple<3, DF>> thrice;  // its lane tables are built only when used
+  if (pattern == WidthPattern::kMultiple && plan.w_ratio == 3) thrice.emplace(df);
 
   RowCursor at(plan, first_row);
   for (int64_t row = first_row; row < last_row; ++row, at.Next(plan)) {
@@ -452,11 +550,17 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
 
     switch (pattern) {
       case WidthPattern::kIdentity:
-        ContiguousRow<false>(df, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
+        ContiguousRow(df, identity, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         break;
-      case WidthPattern::kDouble:
-        ContiguousRow<true>(df, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
+      case WidthPattern::kMultiple:
+        if (plan.w_ratio == 2) {
+          ContiguousRow(df, twice, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
+        } else if (plan.w_ratio == 3) {
+          ContiguousRow(df, *thrice, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
+        } else {
+          ContiguousRow(df, four_times, plane, go, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
+        }
         GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         break;
       case WidthPattern::kWindow: {

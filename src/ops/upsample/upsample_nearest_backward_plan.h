@@ -21,7 +21,8 @@ enum class UpsampleKernel {
 // How the kRowsAlongW kernel reads W, chosen in phase 1 for the dispatched vector width.
 enum class WidthPattern {
   kIdentity,  // out_w == in_w, output l reads input l: plain loads
-  kDouble,    // out_w == 2 * in_w, output l reads 2l and 2l + 1: loads and an even/odd split
+  kMultiple,  // out_w == K * in_w (K = w_ratio, 2 to 4), output l reads K·l .. K·l + K - 1:
+              // K loads per vector of outputs, split into every K-th element by permutations
   kWindow,    // each chunk of outputs reads within one vector-wide window of the row: one
               // load, then a lane permutation per step k of the ranges (no gathers)
   kSegments,  // some output reads more than a vector's width: scalar running sums
@@ -64,6 +65,7 @@ struct UpsampleNearestBackwardPlan {
   // kRowsAlongW: how W is read. The tables are built for `w_lanes` float lanes (the
   // target dispatch picked in phase 1); a kernel of another width falls back to kGather.
   WidthPattern width_pattern = WidthPattern::kGather;
+  int64_t w_ratio = 1;  // kMultiple: K
   int64_t w_lanes = 1;
   std::vector<WidthChunk> w_chunks;
   std::vector<int32_t> w_lookup;

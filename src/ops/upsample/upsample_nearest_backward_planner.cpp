@@ -31,6 +31,15 @@ bool IsWidthMultiple(const AxisMap& w, int64_t factor) {
   return true;
 }
 
+// The ratio K of a W mapping that is an integer multiple the kernels split with permutations
+// (2 to 4), or 0.
+int64_t WidthRatio(const AxisMap& w) {
+  for (int64_t ratio = 2; ratio <= 4; ++ratio) {
+    if (IsWidthMultiple(w, ratio)) return ratio;
+  }
+  return 0;
+}
+
 // The most outputs any one input receives, in one pass over the outputs.
 int64_t LongestRange(const AxisMap& w) {
   int64_t longest = 0, run = 0, previous = -1;
@@ -155,8 +164,9 @@ void BuildPlan(const UpsampleView& grad_out, const UpsampleView& grad_input,
     const int64_t longest = LongestRange(w);
     if (IsWidthMultiple(w, 1)) {
       plan->width_pattern = WidthPattern::kIdentity;
-    } else if (IsWidthMultiple(w, 2)) {
-      plan->width_pattern = WidthPattern::kDouble;
+    } else if (const int64_t ratio = WidthRatio(w); ratio > 1) {
+      plan->width_pattern = WidthPattern::kMultiple;
+      plan->w_ratio = ratio;
     } else if (w.tabulated() && BuildWidthWindows(w, plan->w_lanes, plan) &&
                WindowTableBytes(*plan) <= budget) {
       plan->width_pattern = WidthPattern::kWindow;
@@ -193,10 +203,11 @@ struct UpsampleNearestBackwardExecutor : aclOpExecutor {
 
   std::string PlanSummary() const override {
     static const char* const kKernelNames[] = {"nothing", "rows_along_w", "channels_last", "strided"};
-    static const char* const kWidthNames[] = {"identity", "double", "window", "segments", "gather"};
+    static const char* const kWidthNames[] = {"identity", "multiple", "window", "segments", "gather"};
     std::string summary = kKernelNames[static_cast<int>(plan.kernel)];
     if (plan.kernel == UpsampleKernel::kRowsAlongW) {
       summary += std::string("/") + kWidthNames[static_cast<int>(plan.width_pattern)];
+      if (plan.width_pattern == WidthPattern::kMultiple) summary += std::to_string(plan.w_ratio);
     }
     return summary + "/tasks=" + std::to_string(plan.num_tasks);
   }
