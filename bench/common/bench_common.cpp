@@ -18,6 +18,10 @@
 #include <new>
 #include <stdexcept>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "core/simd.h"
 #include "core/thread_pool.h"
 
@@ -85,6 +89,38 @@ uint32_t SumBits(const float* src, size_t begin, size_t end) {
   return sum;
 }
 
+// dst[begin, end) = 1.0f. Chunk boundaries are multiples of 16 floats from a 2 MiB-aligned
+// buffer, so every vector store is aligned. Whole 64-byte lines per store where the CPU has
+// AVX-512 (16-byte streamed stores measured slower than the kernels' own on this guest).
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void StreamFillAvx512(float* dst, size_t begin, size_t end) {
+  const __m512 ones = _mm512_set1_ps(1.0f);
+  size_t i = begin;
+  for (; i + 16 <= end; i += 16) _mm512_stream_ps(dst + i, ones);
+  for (; i < end; ++i) dst[i] = 1.0f;
+}
+__attribute__((target("avx"))) void StreamFillAvx(float* dst, size_t begin, size_t end) {
+  const __m256 ones = _mm256_set1_ps(1.0f);
+  size_t i = begin;
+  for (; i + 8 <= end; i += 8) _mm256_stream_ps(dst + i, ones);
+  for (; i < end; ++i) dst[i] = 1.0f;
+}
+#endif
+
+void StreamFill(float* dst, size_t begin, size_t end) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f"), avx = __builtin_cpu_supports("avx");
+  if (avx512) return StreamFillAvx512(dst, begin, end);
+  if (avx) return StreamFillAvx(dst, begin, end);
+  const __m128 ones = _mm_set1_ps(1.0f);
+  size_t i = begin;
+  for (; i + 4 <= end; i += 4) _mm_stream_ps(dst + i, ones);
+  for (; i < end; ++i) dst[i] = 1.0f;
+#else
+  std::fill(dst + begin, dst + end, 1.0f);
+#endif
+}
+
 }  // namespace
 
 void CopyOnce(const float* src, float* dst, size_t n, int threads) {
@@ -95,6 +131,30 @@ void CopyOnce(const float* src, float* dst, size_t n, int threads) {
     // large chunks), i.e. the practical ceiling an operator is compared with.
     if (chunk.end > chunk.begin) std::memcpy(dst + chunk.begin, src + chunk.begin, (chunk.end - chunk.begin) * 4);
   });
+}
+
+void ReadWriteOnce(const float* src, size_t n_read, float* dst, size_t n_write, int threads) {
+  threads = std::max(1, threads);
+  oa::ParallelFor(threads, threads, [&](int64_t task) {
+    const Chunk read = ChunkOf(n_read, threads, task), write = ChunkOf(n_write, threads, task);
+    constexpr size_t kPieces = 4096;  // pieces (multiples of 16 floats) alternate reads and writes
+    const size_t read_piece = ((read.end - read.begin) / kPieces + 15) / 16 * 16;
+    const size_t write_piece = ((write.end - write.begin) / kPieces + 15) / 16 * 16;
+    uint32_t sum = 0;
+    size_t r = read.begin, w = write.begin;
+    while (r < read.end || w < write.end) {
+      const size_t r_end = std::min(read.end, r + std::max<size_t>(read_piece, 16));
+      sum += SumBits(src, r, r_end);
+      r = r_end;
+      const size_t w_end = std::min(write.end, w + std::max<size_t>(write_piece, 16));
+      StreamFill(dst, w, w_end);
+      w = w_end;
+    }
+    g_read_sink.fetch_add(sum, std::memory_order_relaxed);
+  });
+#if defined(__x86_64__)
+  _mm_sfence();  // the streamed stores are complete when the pass is
+#endif
 }
 
 double ProbeCopy(const float* src, float* dst, size_t n, int threads, int reps) {
@@ -191,8 +251,8 @@ double ParseDouble(const std::string& token) {
 
 namespace {
 
-enum Kind { kOurs = 0, kTorch = 1, kCopy = 2, kKinds = 3 };
-const char* const kKindNames[kKinds] = {"ours", "torch", "copy"};
+enum Kind { kOurs = 0, kTorch = 1, kCopy = 2, kReadWrite = 3, kKinds = 4 };
+const char* const kKindNames[kKinds] = {"ours", "torch", "copy", "read_write"};
 
 struct Registry {
   std::vector<Case> cases;
@@ -202,6 +262,9 @@ struct Registry {
   // Default copy probe buffers, shared by every case that brings none.
   Buffer copy_src;
   Buffer copy_dst;
+  // Read-write probe buffers, sized for the largest split of the cases that ask for it.
+  Buffer read_write_src;
+  Buffer read_write_dst;
 };
 
 Registry& TheRegistry() {
@@ -249,8 +312,11 @@ bool ParseFlag(const char* arg, const char* name, std::string* value) {
 
 void PrintTable(const Options& options) {
   Registry& registry = TheRegistry();
-  std::printf("\n%-44s %10s %9s %9s %9s %10s %9s %9s %5s\n", "case", "MB moved", "ours ms", "GB/s ours",
-              "GB/s torch", "GB/s roof", "ours/torch", "ours/roof", "roof");
+  const bool read_write = std::any_of(registry.cases.begin(), registry.cases.end(),
+                                      [](const Case& c) { return c.read_bytes > 0; });
+  std::printf("\n%-44s %10s %9s %9s %9s %10s %9s %9s %5s%s\n", "case", "MB moved", "ours ms", "GB/s ours",
+              "GB/s torch", "GB/s roof", "ours/torch", "ours/roof", "roof",
+              read_write ? "  GB/s r+w  ours/r+w" : "");
   for (size_t i = 0; i < registry.cases.size(); ++i) {
     const Case& c = registry.cases[i];
     double rate[kKinds];
@@ -272,13 +338,24 @@ void PrintTable(const Options& options) {
     cell(rate[kCopy], "%.2f", copy);
     cell(rate[kOurs] > 0 && rate[kTorch] > 0 ? rate[kOurs] / rate[kTorch] : -1, "%.2f", vs_torch);
     cell(rate[kOurs] > 0 && rate[kCopy] > 0 ? rate[kOurs] / rate[kCopy] : -1, "%.2f", vs_copy);
-    std::printf("%-44s %10.2f %9s %9s %9s %10s %9s %9s %5s\n", c.name.c_str(), c.bytes * 1e-6, ours_ms, ours, torch,
+    std::printf("%-44s %10.2f %9s %9s %9s %10s %9s %9s %5s", c.name.c_str(), c.bytes * 1e-6, ours_ms, ours, torch,
                 copy, vs_torch, vs_copy, c.roof.c_str());
+    if (read_write) {
+      char both[32], vs_both[32];
+      cell(rate[kReadWrite], "%.2f", both);
+      cell(rate[kOurs] > 0 && rate[kReadWrite] > 0 ? rate[kOurs] / rate[kReadWrite] : -1, "%.2f", vs_both);
+      std::printf(" %10s %9s", both, vs_both);
+    }
+    std::printf("\n");
     AppendCsvRow({program_invocation_short_name, c.name, options.threads, c.bytes, registry.best[i][kOurs],
                   registry.best[i][kTorch], 0.0, rate[kCopy], c.roof});
   }
   std::printf("(GB/s = bytes an ideal kernel moves / best time; roof: the copy or triad probe moving the same bytes;\n"
               " ratios > 1: ours faster)\n");
+  if (read_write) {
+    std::printf("(r+w: the read-write probe reading and writing the case's own amounts in long runs, writes\n"
+                " non-temporal)\n");
+  }
 }
 
 }  // namespace
@@ -374,6 +451,16 @@ int RunRegisteredCases(const Options& options, int argc, char** argv) {
     registry.copy_src = AllocateTouched(copy_floats * 4, 0x3C);
     registry.copy_dst = AllocateTouched(copy_floats * 4);
   }
+  size_t read_floats = 0, write_floats = 0;
+  for (const Case& c : registry.cases) {
+    if (c.read_bytes <= 0) continue;
+    read_floats = std::max(read_floats, static_cast<size_t>(c.read_bytes / 4));
+    write_floats = std::max(write_floats, static_cast<size_t>((c.bytes - c.read_bytes) / 4));
+  }
+  if (read_floats > 0) {
+    registry.read_write_src = AllocateTouched(read_floats * 4, 0x3C);
+    registry.read_write_dst = AllocateTouched(std::max<size_t>(write_floats, 16) * 4);
+  }
 
   std::printf("openaclnn side-by-side benchmark\n");
   std::printf("  threads: %d (ours, oa::SetNumThreads) | torch threads: %s\n", options.threads,
@@ -391,11 +478,18 @@ int RunRegisteredCases(const Options& options, int argc, char** argv) {
               "  reps: %d x >= %.3f s each, table shows the fastest repetition\n\n",
               options.reps, options.min_time);
 
-  registry.best.assign(registry.cases.size(), {-1.0, -1.0, -1.0});
+  registry.best.assign(registry.cases.size(), {-1.0, -1.0, -1.0, -1.0});
   std::map<std::string, std::pair<size_t, int>> names;
   for (size_t i = 0; i < registry.cases.size(); ++i) {
     Case& c = registry.cases[i];
-    std::function<void()> callables[kKinds] = {c.ours, c.torch, c.copy_probe};
+    std::function<void()> callables[kKinds] = {c.ours, c.torch, c.copy_probe, nullptr};
+    if (c.read_bytes > 0) {
+      const size_t reads = static_cast<size_t>(c.read_bytes / 4), writes = static_cast<size_t>((c.bytes - c.read_bytes) / 4);
+      const int threads = options.threads;
+      callables[kReadWrite] = [reads, writes, threads, &registry] {
+        ReadWriteOnce(As<float>(registry.read_write_src), reads, As<float>(registry.read_write_dst), writes, threads);
+      };
+    }
     if (!callables[kCopy]) {
       const size_t floats = static_cast<size_t>(c.bytes / 2 / 4);
       const int threads = options.threads;

@@ -57,6 +57,14 @@ double ProbeCopy(const float* src, float* dst, size_t n, int threads, int reps =
 double ProbeRead(const float* src, size_t n, int threads, int reps = 5);
 double ProbeTriad(const float* a, const float* b, float* c, size_t n, int threads, int reps = 5);
 
+// One pass that reads n_read floats of src and writes n_write floats of dst, each split into
+// the same equal chunks per thread, in long runs: a thread interleaves pieces of its read
+// chunk (integer sums, as the read probe) with pieces of its write chunk (non-temporal
+// stores where the target has them). It is the roof of an operator that reads and writes
+// unequal amounts, as an upsample does: the copy probe reads and writes equal amounts, and
+// this guest writes more slowly than it reads.
+void ReadWriteOnce(const float* src, size_t n_read, float* dst, size_t n_write, int threads);
+
 // One copy pass (the same partition as ProbeCopy): a case's "copy probe" callable.
 void CopyOnce(const float* src, float* dst, size_t n, int threads);
 // One triad pass (the same partition as ProbeTriad): a case's roof callable where the triad
@@ -91,6 +99,9 @@ struct Case {
   std::function<void()> copy_probe; // may be empty: the harness copies bytes/2 -> bytes/2
                                     // between its own pre-faulted buffers instead
   std::string roof = "copy";        // what copy_probe measures ("copy", or "triad": TriadOnce)
+  double read_bytes = 0;            // > 0: of `bytes`, this many are read and the rest written;
+                                    // the harness also times ReadWriteOnce over that split
+                                    // (columns "GB/s r+w" and "ours/r+w")
 };
 
 struct Options {

@@ -1,6 +1,7 @@
 // The nearest upsample family side by side with PyTorch's CPU kernels and the copy probe, for
 // the cases of cases.txt (one per kind and rank), fp32, channels-first and channels-last.
-// Both phases run on every call. The roof traffic is |input| read + |output| written.
+// Both phases run on every call. The roof traffic is |input| read + |output| written; besides
+// the copy probe, the read-write probe reads |input| and writes |output| (columns r+w).
 //
 //   openaclnn_bench_upsample_nearest [--threads=N] [--cases=SUBSTRING] [--cases_file=PATH]
 //
@@ -40,6 +41,7 @@ struct NearestCase {
     return count;
   }
   double Bytes() const { return static_cast<double>((Count(small) + Count(large)) * 4); }
+  double ReadBytes() const { return static_cast<double>(Count(InputDims()) * 4); }
   const std::vector<int64_t>& InputDims() const { return api->backward ? large : small; }
   const std::vector<int64_t>& OutputDims() const { return api->backward ? small : large; }
 
@@ -147,7 +149,9 @@ int main(int argc, char** argv) {
       if (!options.filter.empty() && c->name.find(options.filter) == std::string::npos) continue;
       c->Setup();
       cases.push_back(c);
-      bench::RegisterCase({c->name, c->Bytes(), [c] { c->RunOurs(); }, [c] { c->RunTorch(); }, nullptr});
+      bench::Case registered{c->name, c->Bytes(), [c] { c->RunOurs(); }, [c] { c->RunTorch(); }, nullptr};
+      registered.read_bytes = c->ReadBytes();
+      bench::RegisterCase(std::move(registered));
     }
   }
   const int status = bench::RunRegisteredCases(options, argc, argv);

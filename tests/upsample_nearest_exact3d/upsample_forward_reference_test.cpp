@@ -64,6 +64,8 @@ TEST(UpsampleForwardReference, StreamedStoresGiveTheSameBits) {
   for (aclDataType dtype : kDtypes) {
     for (int64_t w = 1; w <= 35 && !HasFailure(); w += 3) {
       CheckAllLayouts(dtype, {1, 3, 2, 3, w}, {3, 5, 2 * w + 1});
+      CheckAllLayouts(dtype, {1, 3, 2, 3, w}, {3, 5, 3 * w});
+      CheckAllLayouts(dtype, {1, 2, 2, 3, w}, {3, 4, 4 * w});
       CheckAllLayouts(dtype, {1, w, 3, 2, 4}, {3, 5, 4});
       CheckAllLayouts(dtype, {1, w, 3, 2, 4}, {3, 5, 9});
     }
@@ -84,6 +86,13 @@ TEST(UpsampleForwardReference, StreamedWholeLinesGoStraightOut) {
     CheckAgainstReference(dtype, {1, 2, 1, 4, 7}, {2, 9, 2 * line}, {0, 0, 0}, first, first, 22, line);
     CheckAgainstReference(dtype, {1, 2, 1, 3, 5 * line}, {1, 5, line}, {0, 0, 0}, first, first, 23, line);
     CheckAgainstReference(dtype, {1, 2, 2, 3, 3 * line + 1}, {3, 4, 3 * line}, {0, 0, 0}, first, first, 24, line);
+    // Integer ratios x3..x8 along W, rows of whole lines (x4 and x8 with a tail of source words).
+    CheckAgainstReference(dtype, {1, 2, 2, 3, line}, {3, 7, 3 * line}, {0, 0, 0}, first, first, 28, line);
+    CheckAgainstReference(dtype, {1, 2, 1, 3, line + line / 4}, {2, 6, 4 * (line + line / 4)}, {0, 0, 0}, first,
+                          first, 29, line);
+    CheckAgainstReference(dtype, {1, 3, 1, 2, 2 * line}, {1, 5, 5 * 2 * line}, {0, 0, 0}, first, first, 30, line);
+    CheckAgainstReference(dtype, {1, 2, 1, 2, line + line / 2}, {2, 3, 8 * (line + line / 2)}, {0, 0, 0}, first,
+                          first, 31, line);
     CheckAgainstReference(dtype, {2, line, 2, 3, 5}, {3, 7, 9}, {0, 0, 0}, last, last, 25, line);
     CheckAgainstReference(dtype, {1, 2 * line, 1, 2, 3}, {1, 5, 8}, {0, 0, 0}, last_strides, last_strides, 26, line);
     CheckAgainstReference(dtype, {1, line, 1, 3, 11}, {2, 2, 4}, {0, 0, 0}, last, last, 27, line);
@@ -120,13 +129,18 @@ TEST(UpsampleForwardReference, LengthOneAxes) {
   }
 }
 
-// Row lengths and channel counts around every vector width: identity, x2, x3 + 1 and
+// Row lengths and channel counts around every vector width: identity, x2 to x8, x3 + 1 and
 // downsampling along W; channels-last runs of 1..35 channels.
 TEST(UpsampleForwardReference, WidthsAndChannelsAroundVectorLengths) {
   for (aclDataType dtype : kDtypes) {
     for (int64_t w = 1; w <= 35; ++w) {
       CheckNcdhw(dtype, {1, 2, 2, 2, w}, {2, 3, w});
       CheckNcdhw(dtype, {1, 2, 2, 2, w}, {3, 2, 2 * w});
+      CheckNcdhw(dtype, {1, 2, 2, 2, w}, {2, 3, 3 * w});
+      CheckNcdhw(dtype, {1, 2, 2, 2, w}, {3, 2, 4 * w});
+      if (w % 4 == 1) {
+        for (int64_t ratio = 5; ratio <= 9; ++ratio) CheckNcdhw(dtype, {1, 2, 1, 2, w}, {1, 3, ratio * w});
+      }
       CheckNcdhw(dtype, {1, 2, 2, 2, w}, {2, 2, 3 * w + 1});
       CheckNcdhw(dtype, {1, 2, 2, 2, 3 * w + 2}, {2, 2, w});
       CheckAgainstReference(dtype, {1, w, 2, 2, 3}, {3, 2, 7}, {0, 0, 0}, Layout::Ndhwc(), Layout::Ndhwc(), 9);

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 #include "ops/upsample/upsample_nearest_plan.h"
@@ -144,6 +145,54 @@ HWY_INLINE void DoubleRow(const uint64_t* HWY_RESTRICT src, int64_t in_w, uint64
   }
 }
 
+// Larger integer ratios along W (output o reads o / K, 3 <= K <= kMaxWidthMultiple): a vector
+// of L source words gives K output vectors; word q of the j-th is source (j·L + q) / K, one
+// lane permutation with index vector j, built once per task (a row can be only a few vectors).
+struct MultipleIndices {
+  static constexpr size_t kMaxLanes = hn::MaxLanes(hn::ScalableTag<int32_t>());
+  int64_t ratio = 0;
+  HWY_ALIGN int32_t index[kMaxWidthMultiple][kMaxLanes];
+  explicit MultipleIndices(int64_t k) : ratio(k) {
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<int32_t>()));
+    for (int64_t j = 0; j < ratio; ++j) {
+      for (int64_t q = 0; q < lanes; ++q) index[j][q] = static_cast<int32_t>((j * lanes + q) / ratio);
+    }
+  }
+};
+
+// kStream: the K·L-word groups go out with non-temporal stores (dst rows vector-aligned).
+template <bool kStream, typename T>
+HWY_INLINE void MultipleRow(const T* HWY_RESTRICT src, int64_t in_w, const MultipleIndices& indices,
+                            T* HWY_RESTRICT dst, int64_t copies, int64_t copy_stride) {
+  static_assert(sizeof(T) == 4, "the permuted vectors move 32-bit words");
+  const hn::ScalableTag<uint32_t> du;
+  const hn::RebindToSigned<decltype(du)> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(du));
+  const int64_t ratio = indices.ratio;
+  int64_t i = 0;
+  if (lanes > 1) {
+    for (; i + lanes <= in_w; i += lanes) {
+      const auto words = hn::LoadU(du, reinterpret_cast<const uint32_t*>(src + i));
+      for (int64_t j = 0; j < ratio; ++j) {
+        const auto out = hn::TableLookupLanes(words, hn::IndicesFromVec(du, hn::Load(di, indices.index[j])));
+        for (int64_t c = 0; c < copies; ++c) {
+          uint32_t* to = reinterpret_cast<uint32_t*>(dst + c * copy_stride + ratio * i + j * lanes);
+          if constexpr (kStream) {
+            hn::Stream(out, du, to);
+          } else {
+            hn::StoreU(out, du, to);
+          }
+        }
+      }
+    }
+  }
+  for (; i < in_w; ++i) {
+    for (int64_t c = 0; c < copies; ++c) {
+      for (int64_t k = 0; k < ratio; ++k) dst[c * copy_stride + ratio * i + k] = src[i];
+    }
+  }
+}
+
 // A run of channels: inline vector copies (a memcpy call per pixel would cost more than
 // the copy of a few cache lines).
 template <class D, typename T>
@@ -260,6 +309,8 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const int64_t in_w = plan.in_size[2], out_h = plan.out_size[1], out_w = plan.out_size[2];
   const size_t row_bytes = static_cast<size_t>(out_w) * sizeof(T);
   const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
+  std::optional<MultipleIndices> multiple;  // index vectors of the x3..x8 W path, when used
+  if (plan.w_multiple > 0) multiple.emplace(plan.w_multiple);
   // A whole plane copied at once when out's planes are contiguous.
   const bool planes_contiguous = (out_h == 1 || os[3] == out_w) && (out_w == 1 || os[4] == 1);
   // Rows of W words back to back in both tensors (out's unit W stride is given here).
@@ -298,6 +349,8 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
       for (int64_t j = 0; j < copies; ++j) std::memcpy(dst + j * os[3], src, row_bytes);
     } else if (plan.w_double) {
       DoubleRow(src, in_w, dst, copies, os[3]);
+    } else if (sizeof(T) == 4 && plan.w_multiple > 0) {
+      if constexpr (sizeof(T) == 4) MultipleRow<false>(src, in_w, *multiple, dst, copies, os[3]);
     } else if (src_w.table != nullptr) {
       GatherRow<true>(src, in_w, src_w.table, out_w, dst, copies, os[3]);
     } else {
@@ -324,6 +377,8 @@ void RowsAlongWStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {
   const AxisSources src_d(plan, 0), src_h(plan, 1), src_w(plan, 2);
   // Rows of W words back to back in both tensors (out's unit W stride is given here).
   const bool rows_contiguous = os[3] == out_w && ss[3] == in_w;
+  std::optional<MultipleIndices> multiple;  // index vectors of the x3..x8 W path, when used
+  if (plan.w_multiple > 0) multiple.emplace(plan.w_multiple);
   RowBuffer<T> buffer;
   RowCursor at(plan, first_row, true);
   for (int64_t row = first_row; row < last_row; ++row, at.Next(plan, true)) {
@@ -341,7 +396,11 @@ void RowsAlongWStreamed(const Plan& plan, int64_t first_row, int64_t last_row) {
       // second pass through the row buffer.
       if (!plan.w_double && WholeAlignedVectors(dst, os[3], out_w)) {
         const int64_t copies = SameSourceRows(src_h, at.oh, out_h, last_row - row);
-        GatherRow<true, true>(src, in_w, src_w.table, out_w, dst, copies, os[3]);
+        if (plan.w_multiple > 0) {
+          MultipleRow<true>(src, in_w, *multiple, dst, copies, os[3]);
+        } else {
+          GatherRow<true, true>(src, in_w, src_w.table, out_w, dst, copies, os[3]);
+        }
         for (int64_t j = 1; j < copies; ++j) at.Next(plan, true);
         row += copies - 1;
         continue;

@@ -24,6 +24,9 @@ enum class UpsampleForwardKernel {
   kStrided,       // any other views: element by element with full strides
 };
 
+// The largest integer ratio along W with its own kernel path (each needs one index vector).
+constexpr int64_t kMaxWidthMultiple = 8;
+
 struct UpsampleNearestPlan {
   int64_t element_bytes = 4;  // the dtype's size: the kernels move words of this width
   UpsampleForwardKernel kernel = UpsampleForwardKernel::kNothing;
@@ -43,6 +46,9 @@ struct UpsampleNearestPlan {
   std::array<std::vector<int32_t>, 3> sources;
   bool w_identity = false;  // source(ow) == ow for every ow (then out_w == in_w)
   bool w_double = false;    // source(ow) == ow / 2 for every ow (then out_w == 2 * in_w)
+  // K when source(ow) == ow / K for every ow, 3 <= K <= kMaxWidthMultiple (32-bit words and
+  // tabulated W only), else 0.
+  int64_t w_multiple = 0;
   // kChannelsLast with few channels and contiguous output rows: for each of the w * C words
   // of an output row, its word offset in the source row (source(ow) * W stride + c).
   std::vector<int32_t> channels_last_words;

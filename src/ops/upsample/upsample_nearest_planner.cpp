@@ -101,6 +101,13 @@ void BuildPlan(const UpsampleView& self, const UpsampleView& out, const std::arr
   for (int64_t o = 0; plan->w_identity && o < plan->out_size[2]; ++o) plan->w_identity = w_table[o] == o;
   plan->w_double = plan->out_size[2] == 2 * plan->in_size[2] && !w_table.empty();
   for (int64_t o = 0; plan->w_double && o < plan->out_size[2]; ++o) plan->w_double = w_table[o] == o / 2;
+  const int64_t ratio = plan->in_size[2] > 0 ? plan->out_size[2] / plan->in_size[2] : 0;
+  if (plan->element_bytes == 4 && !w_table.empty() && ratio >= 3 && ratio <= kMaxWidthMultiple &&
+      plan->out_size[2] == ratio * plan->in_size[2]) {
+    bool multiple = true;
+    for (int64_t o = 0; multiple && o < plan->out_size[2]; ++o) multiple = w_table[o] == o / ratio;
+    if (multiple) plan->w_multiple = ratio;
+  }
 
   const auto& ss = plan->self_strides;
   const auto& os = plan->out_strides;
@@ -154,6 +161,7 @@ struct UpsampleNearestExecutor : aclOpExecutor {
     if (plan.kernel == UpsampleForwardKernel::kRowsAlongW) {
       summary += plan.w_identity ? "/identity"
                  : plan.w_double  ? "/double"
+                 : plan.w_multiple > 0 ? "/multiple" + std::to_string(plan.w_multiple)
                  : plan.sources[2].empty() ? "/computed"
                                            : "/lookup";
     }
