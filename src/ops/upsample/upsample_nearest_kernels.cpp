@@ -70,6 +70,9 @@ HWY_INLINE void GatherRowScalar(const T* HWY_RESTRICT src, const int32_t* HWY_RE
   for (int64_t j = 1; j < copies; ++j) std::memcpy(dst + j * copy_stride, dst, static_cast<size_t>(count) * sizeof(T));
 }
 
+// How far ahead of a streamed gather's window its source row is prefetched.
+constexpr int64_t kSourcePrefetchBytes = 8192;
+
 // kStream (32-bit words, every row of dst vector-aligned and count a whole number of
 // vectors, so that no chunk overlaps another): the permuted chunks go out with non-temporal
 // stores; the word-by-word chunks of a downsampled stretch stay plain stores.
@@ -95,6 +98,10 @@ HWY_INLINE void GatherRow(const T* HWY_RESTRICT src, int64_t src_words, const in
     const int64_t base = std::min(low, src_words - lanes);
     if (high - base < lanes) {
       const auto lookup = hn::IndicesFromVec(du, hn::Sub(index, hn::Set(di, static_cast<int32_t>(base))));
+      // Streamed rows: their source rows are often read once (1-D, or the first of a
+      // row's copies), and with the stream of non-temporal stores beside them the hardware
+      // prefetcher fell behind (measured: exact x1.5 1-D 0.75x the time with this).
+      if (kStream) __builtin_prefetch(reinterpret_cast<const char*>(src + base) + kSourcePrefetchBytes);
       const auto words = hn::TableLookupLanes(LoadWindow(du, src + base), lookup);
       for (int64_t j = 0; j < copies; ++j) {
         if constexpr (kStream) {
