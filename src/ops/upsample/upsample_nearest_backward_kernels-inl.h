@@ -333,16 +333,35 @@ OA_KERNEL_HELPER void ContiguousRow(DF df, const WidthMultiple<K, DF>& multiple,
   }
 }
 
-// kWindow: G chunks from `chunks`; K > 0: every chunk has K steps (unrolled).
-template <int G, int K, typename T, class DF>
+// Two-vector windows exist on the targets where a two-source lane permutation is one
+// instruction (the planner asks UpsampleKernelWindowVectors); only these compile them.
+#if OA_UPSAMPLE_PAIR_WINDOWS
+constexpr bool kPairWindows = true;
+// A kWindow step's lookup in a window of two vectors (low, high): lane q takes lane
+// index[q] of the pair (index < 2L).
+template <class DF>
+HWY_INLINE hn::Vec<DF> PairLookup(DF /*df*/, hn::Vec<DF> low, hn::Vec<DF> high, hn::Vec<hn::RebindToSigned<DF>> index) {
+  return hn::Vec<DF>{_mm512_permutex2var_ps(low.raw, index.raw, high.raw)};
+}
+#else
+constexpr bool kPairWindows = false;
+template <class DF>
+hn::Vec<DF> PairLookup(DF df, hn::Vec<DF> low, hn::Vec<DF> high, hn::Vec<hn::RebindToSigned<DF>> index);  // never used
+#endif
+
+// kWindow: G chunks from `chunks`; K > 0: every chunk has K steps (unrolled). kPair: the
+// windows are two vectors wide.
+template <int G, int K, bool kPair, typename T, class DF>
 OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* chunks, const T* HWY_RESTRICT plane,
                                    int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end,
                                    T* HWY_RESTRICT out_row) {
   const hn::RebindToSigned<DF> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t span = kPair ? 2 * lanes : lanes;  // the window's lanes
   const auto& go = plan.grad_out_strides;
   OA_VEC_ARRAY(hn::Vec<DF>, acc, G);
   OA_VEC_ARRAY(hn::Vec<DF>, cleared, G);
+  OA_VEC_ARRAY(hn::Vec<DF>, cleared_high, G);  // kPair: the second vector's cleared lane
   const int32_t* tables[G];
   int64_t windows[G];
   int32_t steps[G];
@@ -351,6 +370,7 @@ OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* ch
     OA_VEC_AT(acc, q) = hn::Zero(df);
     tables[q] = plan.w_lookup.data() + chunks[q].table;
     OA_VEC_AT(cleared, q) = hn::BitCast(df, hn::LoadU(di, tables[q]));
+    OA_VEC_AT(cleared_high, q) = kPair ? hn::BitCast(df, hn::LoadU(di, tables[q] + lanes)) : hn::Zero(df);
     windows[q] = chunks[q].window;
     steps[q] = chunks[q].max_count;
   }
@@ -359,21 +379,23 @@ OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* ch
       const T* HWY_RESTRICT src = plane + od * go[2] + oh * go[3];
 #pragma GCC unroll 4
       for (int q = 0; q < G; ++q) {
-        const int32_t* HWY_RESTRICT table = tables[q] + lanes;
+        const int32_t* HWY_RESTRICT table = tables[q] + span;
         // The unused lane becomes +0; lanes with nothing to add at step k read it, and
         // adding +0 leaves a sum that started at +0 unchanged.
         const auto window = hn::AndNot(OA_VEC_AT(cleared, q), LoadAsFloat(df, src + windows[q]));
+        const auto high = kPair ? hn::AndNot(OA_VEC_AT(cleared_high, q), LoadAsFloat(df, src + windows[q] + lanes))
+                                : window;
+        const auto step = [&](int32_t k) {
+          const auto index = hn::LoadU(di, table + k * lanes);
+          const auto value =
+              kPair ? PairLookup(df, window, high, index) : hn::TableLookupLanes(window, hn::IndicesFromVec(df, index));
+          OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), value);
+        };
         if (K > 0) {
 #pragma GCC unroll 8
-          for (int32_t k = 0; k < K; ++k) {
-            const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
-            OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), hn::TableLookupLanes(window, index));
-          }
+          for (int32_t k = 0; k < K; ++k) step(k);
         } else {
-          for (int32_t k = 0; k < steps[q]; ++k) {
-            const auto index = hn::IndicesFromVec(df, hn::LoadU(di, table + k * lanes));
-            OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), hn::TableLookupLanes(window, index));
-          }
+          for (int32_t k = 0; k < steps[q]; ++k) step(k);
         }
       }
     }
@@ -385,6 +407,44 @@ OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* ch
       StorePartial(df, OA_VEC_AT(acc, q), static_cast<size_t>(chunks[q].outputs), out_row + chunks[q].first);
     }
   }
+}
+
+// G chunks from `chunk`, their steps unrolled where they share a common count.
+template <int G, bool kPair, typename T, class DF>
+HWY_INLINE void WindowGroup(DF df, const Plan& plan, const WidthChunk* chunk, const T* HWY_RESTRICT plane,
+                            int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, T* HWY_RESTRICT out_row) {
+  const int32_t steps = chunk[0].max_count;
+  bool same = true;
+  for (int q = 1; q < G; ++q) same = same && chunk[q].max_count == steps;
+  switch (same ? steps : 0) {
+    case 1:
+      return WindowChunks<G, 1, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+    case 2:
+      return WindowChunks<G, 2, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+    case 3:
+      return WindowChunks<G, 3, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+    case 4:
+      return WindowChunks<G, 4, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+    default:
+      return WindowChunks<G, 0, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+  }
+}
+
+// The kWindow row: the plan's chunks, four (then two) at a time where they can, so that
+// several independent chains are in flight.
+template <bool kPair, typename T, class DF>
+OA_KERNEL_HELPER void WindowRow(DF df, const Plan& plan, const T* HWY_RESTRICT plane, int64_t od_begin, int64_t od_end,
+                                int64_t oh_begin, int64_t oh_end, T* HWY_RESTRICT out_row) {
+  const WidthChunk* chunk = plan.w_chunks.data();
+  const WidthChunk* const chunks_end = chunk + plan.w_chunks.size();
+  for (; chunks_end - chunk >= 4; chunk += 4) {
+    WindowGroup<4, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+  }
+  if (chunks_end - chunk >= 2) {
+    WindowGroup<2, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+    chunk += 2;
+  }
+  if (chunk < chunks_end) WindowGroup<1, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
 }
 
 // Adds the W segments of outputs l0 .. l0 + G - 1 in one gradOut row (src; segment q at
@@ -528,8 +588,9 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
   const AxisMap& range_h = plan.ranges[1];
   const AxisMap& range_w = plan.ranges[2];
   WidthPattern pattern = plan.width_pattern;
-  // Window tables are built for one vector width; another target gathers instead.
-  if ((pattern == WidthPattern::kWindow && plan.w_lanes != lanes) || (pattern == WidthPattern::kMultiple && lanes == 1)) {
+  // Window tables are built for one vector width (and window width); another target gathers.
+  if ((pattern == WidthPattern::kWindow && (plan.w_lanes != lanes || (plan.w_window_vectors == 2 && !kPairWindows))) ||
+      (pattern == WidthPattern::kMultiple && lanes == 1)) {
     pattern = WidthPattern::kGather;
   }
   const int64_t full_end = in_w / lanes * lanes;  // identity / multiples: full chunks, then gather
@@ -563,36 +624,15 @@ void RowsAlongW(const Plan& plan, int64_t first_row, int64_t last_row) {
         }
         GatherChunks(df, plan, plane, od_begin, od_end, oh_begin, oh_end, full_end, out_row);
         break;
-      case WidthPattern::kWindow: {
-        const WidthChunk* chunk = plan.w_chunks.data();
-        const WidthChunk* const chunks_end = chunk + plan.w_chunks.size();
-        for (; chunks_end - chunk >= 4; chunk += 4) {
-          // Chunks of one mapping mostly share their step count: unroll the common ones.
-          const int32_t steps = chunk[0].max_count;
-          const bool same = chunk[1].max_count == steps && chunk[2].max_count == steps && chunk[3].max_count == steps;
-          switch (same ? steps : 0) {
-            case 1:
-              WindowChunks<4, 1>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-              break;
-            case 2:
-              WindowChunks<4, 2>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-              break;
-            case 3:
-              WindowChunks<4, 3>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-              break;
-            case 4:
-              WindowChunks<4, 4>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-              break;
-            default:
-              WindowChunks<4, 0>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-              break;
+      case WidthPattern::kWindow:
+        if constexpr (kPairWindows) {
+          if (plan.w_window_vectors == 2) {
+            WindowRow<true>(df, plan, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+            break;
           }
         }
-        for (; chunk < chunks_end; ++chunk) {
-          WindowChunks<1, 0>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-        }
+        WindowRow<false>(df, plan, plane, od_begin, od_end, oh_begin, oh_end, out_row);
         break;
-      }
       case WidthPattern::kSegments: {
         if (in_w < 8 && row + 1 < last_row && at.j + 1 < plan.in_size[1]) {
           // Pair this row with the next one of the same plane (same D range).

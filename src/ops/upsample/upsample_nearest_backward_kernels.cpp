@@ -1,6 +1,6 @@
 // The nearest upsample backwards' phase 2 entry: a task of the plan runs the kernels of
 // its dtype (one translation unit each, over upsample_nearest_backward_kernels-inl.h);
-// and the float lane count the planner sizes its width chunks with.
+// and the float lane count and window width the planner sizes its width chunks with.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops/upsample/upsample_nearest_backward_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -13,6 +13,7 @@ namespace oa {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 int64_t FloatLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+int64_t WindowVectors() { return OA_UPSAMPLE_PAIR_WINDOWS ? 2 : 1; }
 }  // namespace HWY_NAMESPACE
 }  // namespace oa
 HWY_AFTER_NAMESPACE();
@@ -21,8 +22,10 @@ HWY_AFTER_NAMESPACE();
 namespace oa {
 
 HWY_EXPORT(FloatLanes);
+HWY_EXPORT(WindowVectors);
 
 int64_t UpsampleKernelFloatLanes() { return HWY_DYNAMIC_DISPATCH(FloatLanes)(); }
+int64_t UpsampleKernelWindowVectors() { return HWY_DYNAMIC_DISPATCH(WindowVectors)(); }
 
 void RunUpsampleNearestBackwardTask(const UpsampleNearestBackwardPlan& plan, int64_t task) {
   switch (plan.dtype) {

@@ -23,17 +23,18 @@ enum class WidthPattern {
   kIdentity,  // out_w == in_w, output l reads input l: plain loads
   kMultiple,  // out_w == K * in_w (K = w_ratio, 2 to 4), output l reads K·l .. K·l + K - 1:
               // K loads per vector of outputs, split into every K-th element by permutations
-  kWindow,    // each chunk of outputs reads within one vector-wide window of the row: one
-              // load, then a lane permutation per step k of the ranges (no gathers)
+  kWindow,    // each chunk of outputs reads within a window of the row one or two vectors
+              // wide: the loads, then a lane permutation per step k of the ranges (no gathers)
   kSegments,  // some output reads more than a vector's width: scalar running sums
   kGather,    // fallback (rows narrower than a vector): per-lane gathers
 };
 
-// kWindow: `outputs` consecutive gradInput elements from `first`, all reading inside
-// row[window, window + lanes) and leaving at least one lane of it unused. The kernel loads
-// the window, clears that lane to +0 (w_lookup[table ..] holds `lanes` int32 with all ones
-// there), and at step k lane q adds window[index_k[q]], where index_k follows at
-// w_lookup[table + (1 + k) * lanes]; lanes with fewer than k + 1 elements (and lanes past
+// kWindow: `outputs` (at most `lanes`) consecutive gradInput elements from `first`, all
+// reading inside row[window, window + span) (span: w_window_vectors * lanes) and leaving at
+// least one lane of it unused. The kernel loads the window, clears that lane to +0
+// (w_lookup[table ..] holds `span` int32 with all ones there), and at step k lane q adds
+// window[index_k[q]], where index_k (`lanes` int32, each < span) follows at
+// w_lookup[table + span + k * lanes]; lanes with fewer than k + 1 elements (and lanes past
 // `outputs`) index the cleared lane, adding +0, which leaves a sum that started at +0
 // unchanged.
 struct WidthChunk {
@@ -67,6 +68,9 @@ struct UpsampleNearestBackwardPlan {
   WidthPattern width_pattern = WidthPattern::kGather;
   int64_t w_ratio = 1;  // kMultiple: K
   int64_t w_lanes = 1;
+  // kWindow: windows of one vector, or of two (a step's lookup then takes lanes from both:
+  // one two-source permutation on AVX-512, which holds twice the outputs per chunk there).
+  int64_t w_window_vectors = 1;
   std::vector<WidthChunk> w_chunks;
   std::vector<int32_t> w_lookup;
   // kGather (and every pattern's last, partial chunk) loads vectors of W boundaries from
@@ -85,6 +89,12 @@ struct UpsampleNearestBackwardPlan {
 
 // Float lanes of the vectors the dispatched kernels use.
 int64_t UpsampleKernelFloatLanes();
+// Vectors per kWindow window for the dispatched target: 2 where a two-source lane
+// permutation is one instruction (x86 AVX-512), else 1.
+int64_t UpsampleKernelWindowVectors();
+
+// Per target (evaluated where HWY_TARGET is defined): whether two-vector windows pay.
+#define OA_UPSAMPLE_PAIR_WINDOWS (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3)
 // Runs the rows of one task (dynamic SIMD dispatch inside).
 void RunUpsampleNearestBackwardTask(const UpsampleNearestBackwardPlan& plan, int64_t task);
 // The same for one dtype (each compiled in its own translation unit).

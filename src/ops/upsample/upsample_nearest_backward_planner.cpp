@@ -53,12 +53,14 @@ int64_t LongestRange(const AxisMap& w) {
 }
 
 // Splits W into chunks of at most `lanes` outputs whose ranges fit one window of
-// `lanes - 1` elements (one lane stays free to hold +0), and writes their lookup tables
-// (chunks with identical lookups share one copy: a periodic mapping has few distinct ones).
-// False if some output alone reads more than that (or the row is narrower than a vector).
-bool BuildWidthWindows(const AxisMap& w, int64_t lanes, UpsampleNearestBackwardPlan* plan) {
+// `span - 1` elements (span: `vectors` vectors; one lane stays free to hold +0), and writes
+// their lookup tables (chunks with identical lookups share one copy: a periodic mapping has
+// few distinct ones). False if some output alone reads more than that (or the row is
+// narrower than the window).
+bool BuildWidthWindows(const AxisMap& w, int64_t lanes, int64_t vectors, UpsampleNearestBackwardPlan* plan) {
   const int64_t in_w = w.in_size(), out_w = w.out_size();
-  if (lanes < 2 || out_w < lanes) return false;
+  const int64_t span = vectors * lanes;
+  if (lanes < 2 || out_w < span) return false;
   plan->w_chunks.clear();
   plan->w_lookup.clear();
   std::map<std::vector<int32_t>, int32_t> shared;  // lookups -> offset in w_lookup
@@ -71,7 +73,7 @@ bool BuildWidthWindows(const AxisMap& w, int64_t lanes, UpsampleNearestBackwardP
       const int64_t begin = w.Begin(l), stop = w.End(l);
       if (stop > begin) {
         const int64_t chunk_start = start < 0 ? begin : start;
-        if (stop - chunk_start > lanes - 1) break;
+        if (stop - chunk_start > span - 1) break;
         start = chunk_start;
         end = stop;
         chunk.max_count = std::max<int32_t>(chunk.max_count, static_cast<int32_t>(stop - begin));
@@ -82,10 +84,10 @@ bool BuildWidthWindows(const AxisMap& w, int64_t lanes, UpsampleNearestBackwardP
     if (chunk.outputs == 0) return false;  // output l alone reads more than a window
     if (start < 0) start = end = 0;        // nothing to read
     // Keep the window inside the row; the lane indices shift to match.
-    chunk.window = static_cast<int32_t>(std::min(start, out_w - lanes));
+    chunk.window = static_cast<int32_t>(std::min(start, out_w - span));
     const int64_t used_begin = start - chunk.window, used_end = end - chunk.window;
-    const int32_t zero_lane = static_cast<int32_t>(used_begin > 0 ? 0 : used_end);  // < lanes
-    lookups.assign(lanes, 0);
+    const int32_t zero_lane = static_cast<int32_t>(used_begin > 0 ? 0 : used_end);  // < span
+    lookups.assign(span, 0);
     lookups[zero_lane] = -1;
     for (int32_t k = 0; k < chunk.max_count; ++k) {
       for (int64_t q = 0; q < lanes; ++q) {
@@ -100,6 +102,18 @@ bool BuildWidthWindows(const AxisMap& w, int64_t lanes, UpsampleNearestBackwardP
     plan->w_chunks.push_back(chunk);
   }
   return true;
+}
+
+// The windows for the dispatched target: two vectors wide where that pays and the row is
+// wide enough, else one.
+bool BuildWindows(const AxisMap& w, UpsampleNearestBackwardPlan* plan) {
+  for (int64_t vectors = UpsampleKernelWindowVectors(); vectors >= 1; --vectors) {
+    if (BuildWidthWindows(w, plan->w_lanes, vectors, plan)) {
+      plan->w_window_vectors = vectors;
+      return true;
+    }
+  }
+  return false;
 }
 
 int64_t WindowTableBytes(const UpsampleNearestBackwardPlan& plan) {
@@ -167,8 +181,7 @@ void BuildPlan(const UpsampleView& grad_out, const UpsampleView& grad_input,
     } else if (const int64_t ratio = WidthRatio(w); ratio > 1) {
       plan->width_pattern = WidthPattern::kMultiple;
       plan->w_ratio = ratio;
-    } else if (w.tabulated() && BuildWidthWindows(w, plan->w_lanes, plan) &&
-               WindowTableBytes(*plan) <= budget) {
+    } else if (w.tabulated() && BuildWindows(w, plan) && WindowTableBytes(*plan) <= budget) {
       plan->width_pattern = WidthPattern::kWindow;
       plan->table_bytes += WindowTableBytes(*plan);
     } else if (longest > plan->w_lanes || plan->w_lanes == 1) {
@@ -208,6 +221,7 @@ struct UpsampleNearestBackwardExecutor : aclOpExecutor {
     if (plan.kernel == UpsampleKernel::kRowsAlongW) {
       summary += std::string("/") + kWidthNames[static_cast<int>(plan.width_pattern)];
       if (plan.width_pattern == WidthPattern::kMultiple) summary += std::to_string(plan.w_ratio);
+      if (plan.width_pattern == WidthPattern::kWindow && plan.w_window_vectors == 2) summary += "2";
     }
     return summary + "/tasks=" + std::to_string(plan.num_tasks);
   }
