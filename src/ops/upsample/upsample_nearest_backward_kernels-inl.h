@@ -247,7 +247,7 @@ struct WidthMultiple<3, DF> {
   }
 
   HWY_INLINE hn::Vec<DF> Part(DF df, int t, hn::Vec<DF> v0, hn::Vec<DF> v1, hn::Vec<DF> v2) const {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+#if OA_UPSAMPLE_TWO_VECTOR_PERMUTE
     (void)df;
     const __m512 first_two =
         _mm512_permutex2var_ps(v0.raw, _mm512_load_si512(reinterpret_cast<const void*>(pair[t])), v1.raw);
@@ -335,7 +335,7 @@ OA_KERNEL_HELPER void ContiguousRow(DF df, const WidthMultiple<K, DF>& multiple,
 
 // Two-vector windows exist on the targets where a two-source lane permutation is one
 // instruction (the planner asks UpsampleKernelWindowVectors); only these compile them.
-#if OA_UPSAMPLE_PAIR_WINDOWS
+#if OA_UPSAMPLE_TWO_VECTOR_PERMUTE
 constexpr bool kPairWindows = true;
 // A kWindow step's lookup in a window of two vectors (low, high): lane q takes lane
 // index[q] of the pair (index < 2L).
@@ -345,9 +345,19 @@ HWY_INLINE hn::Vec<DF> PairLookup(DF /*df*/, hn::Vec<DF> low, hn::Vec<DF> high, 
 }
 #else
 constexpr bool kPairWindows = false;
-template <class DF>
-hn::Vec<DF> PairLookup(DF df, hn::Vec<DF> low, hn::Vec<DF> high, hn::Vec<hn::RebindToSigned<DF>> index);  // never used
 #endif
+
+// Lane q of a kWindow step: lane index[q] of the window (kPair: of its two vectors).
+template <bool kPair, class DF>
+HWY_INLINE hn::Vec<DF> WindowLookup(DF df, hn::Vec<DF> window, hn::Vec<DF> high,
+                                    hn::Vec<hn::RebindToSigned<DF>> index) {
+  if constexpr (kPair) {
+    return PairLookup(df, window, high, index);
+  } else {
+    (void)high;
+    return hn::TableLookupLanes(window, hn::IndicesFromVec(df, index));
+  }
+}
 
 // kWindow: G chunks from `chunks`; K > 0: every chunk has K steps (unrolled). kPair: the
 // windows are two vectors wide.
@@ -386,9 +396,7 @@ OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* ch
         const auto high = kPair ? hn::AndNot(OA_VEC_AT(cleared_high, q), LoadAsFloat(df, src + windows[q] + lanes))
                                 : window;
         const auto step = [&](int32_t k) {
-          const auto index = hn::LoadU(di, table + k * lanes);
-          const auto value =
-              kPair ? PairLookup(df, window, high, index) : hn::TableLookupLanes(window, hn::IndicesFromVec(df, index));
+          const auto value = WindowLookup<kPair>(df, window, high, hn::LoadU(di, table + k * lanes));
           OA_VEC_AT(acc, q) = hn::Add(OA_VEC_AT(acc, q), value);
         };
         if (K > 0) {

@@ -13,7 +13,7 @@ namespace oa {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 int64_t FloatLanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
-int64_t WindowVectors() { return OA_UPSAMPLE_PAIR_WINDOWS ? 2 : 1; }
+int64_t WindowVectors() { return OA_UPSAMPLE_TWO_VECTOR_PERMUTE ? 2 : 1; }
 }  // namespace HWY_NAMESPACE
 }  // namespace oa
 HWY_AFTER_NAMESPACE();

@@ -93,8 +93,10 @@ int64_t UpsampleKernelFloatLanes();
 // permutation is one instruction (x86 AVX-512), else 1.
 int64_t UpsampleKernelWindowVectors();
 
-// Per target (evaluated where HWY_TARGET is defined): whether two-vector windows pay.
-#define OA_UPSAMPLE_PAIR_WINDOWS (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3)
+// Per target (evaluated where HWY_TARGET is defined): whether one instruction permutes the
+// lanes of two vectors (x86 AVX-512's vpermt2ps), which the x3 split and the two-vector
+// windows use.
+#define OA_UPSAMPLE_TWO_VECTOR_PERMUTE (HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3)
 // Runs the rows of one task (dynamic SIMD dispatch inside).
 void RunUpsampleNearestBackwardTask(const UpsampleNearestBackwardPlan& plan, int64_t task);
 // The same for one dtype (each compiled in its own translation unit).
