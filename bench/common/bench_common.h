@@ -61,8 +61,9 @@ double ProbeTriad(const float* a, const float* b, float* c, size_t n, int thread
 // the same equal chunks per thread, in long runs: a thread interleaves pieces of its read
 // chunk (integer sums, as the read probe) with pieces of its write chunk (non-temporal
 // stores where the target has them). It is the roof of an operator that reads and writes
-// unequal amounts, as an upsample does: the copy probe reads and writes equal amounts, and
-// this guest writes more slowly than it reads.
+// unequal amounts, as an upsample does: the copy probe reads and writes equal amounts, and on
+// the project's guest it moved the nearest upsample cases' mixes at 0.64 to 1.2 times the
+// copy probe's rate.
 void ReadWriteOnce(const float* src, size_t n_read, float* dst, size_t n_write, int threads);
 
 // One copy pass (the same partition as ProbeCopy): a case's "copy probe" callable.
