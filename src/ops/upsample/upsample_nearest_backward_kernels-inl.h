@@ -325,8 +325,10 @@ OA_KERNEL_HELPER void ContiguousRow(DF df, const WidthMultiple<K, DF>& multiple,
   for (; l0 + 4 * lanes <= full_end; l0 += 4 * lanes) {
     ContiguousChunks<4>(df, multiple, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
   }
-  for (; l0 + 2 * lanes <= full_end; l0 += 2 * lanes) {
-    ContiguousChunks<2>(df, multiple, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+  if constexpr (K <= 2) {  // x3 and x4: fours, then ones (fewer variants to compile per target)
+    for (; l0 + 2 * lanes <= full_end; l0 += 2 * lanes) {
+      ContiguousChunks<2>(df, multiple, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
+    }
   }
   for (; l0 < full_end; l0 += lanes) {
     ContiguousChunks<1>(df, multiple, plane, go, od_begin, od_end, oh_begin, oh_end, l0, out_row);
@@ -417,29 +419,38 @@ OA_KERNEL_HELPER void WindowChunks(DF df, const Plan& plan, const WidthChunk* ch
   }
 }
 
-// G chunks from `chunk`, their steps unrolled where they share a common count.
+// G chunks from `chunk`, their steps unrolled where they share a common count (G = 4: one
+// to four steps; G = 2: two or three, the counts of the ratios between 1.5 and 3). Each
+// variant is compiled per target and dtype: the list is kept short for the build's sake.
 template <int G, bool kPair, typename T, class DF>
 HWY_INLINE void WindowGroup(DF df, const Plan& plan, const WidthChunk* chunk, const T* HWY_RESTRICT plane,
                             int64_t od_begin, int64_t od_end, int64_t oh_begin, int64_t oh_end, T* HWY_RESTRICT out_row) {
   const int32_t steps = chunk[0].max_count;
   bool same = true;
   for (int q = 1; q < G; ++q) same = same && chunk[q].max_count == steps;
+  if constexpr (G == 4) {
+    switch (same ? steps : 0) {
+      case 1:
+        return WindowChunks<G, 1, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+      case 4:
+        return WindowChunks<G, 4, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+      default:
+        break;
+    }
+  }
   switch (same ? steps : 0) {
-    case 1:
-      return WindowChunks<G, 1, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
     case 2:
       return WindowChunks<G, 2, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
     case 3:
       return WindowChunks<G, 3, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-    case 4:
-      return WindowChunks<G, 4, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
     default:
       return WindowChunks<G, 0, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
   }
 }
 
-// The kWindow row: the plan's chunks, four (then two) at a time where they can, so that
-// several independent chains are in flight.
+// The kWindow row: the plan's chunks, four at a time where they can (two-vector windows,
+// whose rows hold fewer chunks: then two at a time), so that several independent chains are
+// in flight; the rest one by one.
 template <bool kPair, typename T, class DF>
 OA_KERNEL_HELPER void WindowRow(DF df, const Plan& plan, const T* HWY_RESTRICT plane, int64_t od_begin, int64_t od_end,
                                 int64_t oh_begin, int64_t oh_end, T* HWY_RESTRICT out_row) {
@@ -448,11 +459,15 @@ OA_KERNEL_HELPER void WindowRow(DF df, const Plan& plan, const T* HWY_RESTRICT p
   for (; chunks_end - chunk >= 4; chunk += 4) {
     WindowGroup<4, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
   }
-  if (chunks_end - chunk >= 2) {
-    WindowGroup<2, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-    chunk += 2;
+  if constexpr (kPair) {
+    if (chunks_end - chunk >= 2) {
+      WindowGroup<2, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+      chunk += 2;
+    }
   }
-  if (chunk < chunks_end) WindowGroup<1, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+  for (; chunk < chunks_end; ++chunk) {
+    WindowChunks<1, 0, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+  }
 }
 
 // Adds the W segments of outputs l0 .. l0 + G - 1 in one gradOut row (src; segment q at
