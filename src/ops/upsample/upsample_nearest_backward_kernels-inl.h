@@ -428,24 +428,25 @@ HWY_INLINE void WindowGroup(DF df, const Plan& plan, const WidthChunk* chunk, co
   const int32_t steps = chunk[0].max_count;
   bool same = true;
   for (int q = 1; q < G; ++q) same = same && chunk[q].max_count == steps;
-  if constexpr (G == 4) {
-    switch (same ? steps : 0) {
-      case 1:
-        return WindowChunks<G, 1, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-      case 4:
-        return WindowChunks<G, 4, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
-      default:
-        break;
-    }
-  }
   switch (same ? steps : 0) {
+    case 1:
+      if constexpr (G == 4) {
+        return WindowChunks<G, 1, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+      }
+      break;
     case 2:
       return WindowChunks<G, 2, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
     case 3:
       return WindowChunks<G, 3, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+    case 4:
+      if constexpr (G == 4) {
+        return WindowChunks<G, 4, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+      }
+      break;
     default:
-      return WindowChunks<G, 0, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
+      break;
   }
+  WindowChunks<G, 0, kPair>(df, plan, chunk, plane, od_begin, od_end, oh_begin, oh_end, out_row);
 }
 
 // The kWindow row: the plan's chunks, four at a time where they can (two-vector windows,
