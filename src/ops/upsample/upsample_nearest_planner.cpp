@@ -97,16 +97,19 @@ void BuildPlan(const UpsampleView& self, const UpsampleView& out, const std::arr
     }
   }
   const std::vector<int32_t>& w_table = plan->sources[2];
-  plan->w_identity = plan->out_size[2] == plan->in_size[2] && !w_table.empty();
-  for (int64_t o = 0; plan->w_identity && o < plan->out_size[2]; ++o) plan->w_identity = w_table[o] == o;
-  plan->w_double = plan->out_size[2] == 2 * plan->in_size[2] && !w_table.empty();
-  for (int64_t o = 0; plan->w_double && o < plan->out_size[2]; ++o) plan->w_double = w_table[o] == o / 2;
+  // Whether the W table maps output o to o / ratio for every o.
+  const auto w_multiple_of = [&](int64_t ratio) {
+    if (w_table.empty() || plan->out_size[2] != ratio * plan->in_size[2]) return false;
+    for (int64_t o = 0; o < plan->out_size[2]; ++o) {
+      if (w_table[o] != o / ratio) return false;
+    }
+    return true;
+  };
+  plan->w_identity = w_multiple_of(1);
+  plan->w_double = w_multiple_of(2);
   const int64_t ratio = plan->in_size[2] > 0 ? plan->out_size[2] / plan->in_size[2] : 0;
-  if (plan->element_bytes == 4 && !w_table.empty() && ratio >= 3 && ratio <= kMaxWidthMultiple &&
-      plan->out_size[2] == ratio * plan->in_size[2]) {
-    bool multiple = true;
-    for (int64_t o = 0; multiple && o < plan->out_size[2]; ++o) multiple = w_table[o] == o / ratio;
-    if (multiple) plan->w_multiple = ratio;
+  if (plan->element_bytes == 4 && ratio >= 3 && ratio <= kMaxWidthMultiple && w_multiple_of(ratio)) {
+    plan->w_multiple = ratio;
   }
 
   const auto& ss = plan->self_strides;
