@@ -551,8 +551,9 @@ std::vector<Problem> Problems() {
                         return HashOutputs({sum_dy.get(), sum_dy_xmu.get()});
                       }});
   // The row normalizations (LayerNorm, RmsNorm and their backwards) over the last dim: a
-  // short row, rows of 1037 with cancelling pairs (the row sums' order), and 300 rows of 257
-  // (three blocks on two threads: the column sums' block order).
+  // short row, rows of 1037 with cancelling pairs (the row sums' order), 300 rows of 257
+  // (three blocks on two threads: the column sums' block order), and rows of at most four
+  // sum groups (the backward's rows held in registers), whole and with a tail.
   struct NormShape {
     const char* name;
     std::vector<int64_t> dims;
@@ -562,6 +563,11 @@ std::vector<Problem> Problems() {
       {"rows_7x300", {7, 300}, false},
       {"cancel_3x2x1037", {3, 2, 1037}, true},
       {"blocks_300x257", {300, 257}, false},
+      {"short_300x32", {300, 32}, true},
+      {"short_3x41x9", {3, 41, 9}, false},
+      {"short_129x23", {129, 23}, false},
+      {"short_70x64", {70, 64}, true},
+      {"short_65x50", {65, 50}, false},
   };
   for (const NormShape& shape : norm_shapes) {
     const int64_t cols = shape.dims.back();
