@@ -309,6 +309,31 @@ inline RowPointers LocateRow(const RowNormPlan& plan, char* buffer, int64_t r) {
   return p;
 }
 
+// LocateRow for rows read and written in place, each big tensor's at one stride (rank-1 row
+// indices: the common contiguous case): one multiply-add per tensor instead of the strided walk.
+struct RowSteps {
+  bool on = true;
+  char* base[kNumBigTensors] = {};
+  int64_t step[kNumBigTensors] = {};  // bytes between rows
+  explicit RowSteps(const RowNormPlan& plan) {
+    on = !plan.gather && !plan.add_inputs;
+    for (int t = 0; t < kNumBigTensors; ++t) {
+      if (plan.big[t] == nullptr) continue;
+      const norm::StridedIndex& rows = plan.row_index[t];
+      on = on && rows.rank <= 1;
+      base[t] = plan.big[t];
+      step[t] = rows.rank == 1 ? rows.stride[0] * plan.element_bytes[t] : 0;
+    }
+  }
+  // Row r's pointers (LocateRow's, with the block's buffer where rows are gathered).
+  RowPointers Locate(const RowNormPlan& plan, char* buffer, int64_t r) const {
+    if (!on) return LocateRow(plan, buffer, r);
+    RowPointers p;
+    for (int t = 0; t < kNumBigTensors; ++t) p.row[t] = base[t] != nullptr ? base[t] + r * step[t] : nullptr;
+    return p;
+  }
+};
+
 // Gathered rows: the outputs' lanes written back from the block's buffer.
 inline void FinishRow(const RowNormPlan& plan, const RowPointers& p, int64_t r) {
   if (!plan.gather) return;
@@ -381,9 +406,10 @@ inline char* BlockBuffer(const RowNormPlan& plan, const NormWorkspace& ws, int64
 // Forward: each row's statistics, written out (rounded once), then its output.
 template <class T, class To>
 void ForwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
+  const RowSteps steps(plan);
   const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
   for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
-    RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
+    RowPointers p = steps.Locate(plan, BlockBuffer(plan, ws, block), r);
     if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
     const T* x = reinterpret_cast<const T*>(p.row[kX]);
     double mean = 0.0, variance = NAN, rstd = NAN;  // an empty row (upstream: mean 0, rstd NaN)
@@ -497,15 +523,148 @@ struct BlockColumnSums {
   }
 };
 
+// ---------------------------------------------------------------- short per-lane backward rows
+// Rows of a few sum groups (LayerNorm over a few channels: a U-Net's 32) spent more on a row's
+// setup than on its elements in BackwardLanes: partials through memory, a second pass widening
+// x and dy again, the column sums loaded and stored per row. Here a row is widened once into
+// registers; its partials are the same chains (element i into partial i % kSumLanes, in
+// order) combined by the same tree (FinishSums), gradInput comes from the registers with
+// BackwardRow's operations, and the block's column sums stay in registers across its rows,
+// added in row order: the same IEEE operations on the same operands, so the same bits.
+// Targets with at least four double lanes only (narrower ones would spill every row).
+constexpr bool kShortRowsInRegisters = !HWY_HAVE_SCALABLE && hn::MaxLanes(D()) >= 4;
+constexpr int64_t kMaxShortRowGroups = 4;
+
+template <size_t kGroups, class T, class To>
+void ShortRowsBackward(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block, double* dw_out,
+                       double* db_out) {
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  static_assert(kLanes == hn::MaxLanes(bn_kernels::DS()), "the sums' vectors are D's");
+  constexpr size_t kChains = bn_kernels::kSumLanes / kLanes;
+  constexpr size_t kVectors = kGroups * kChains;
+  constexpr size_t kWidth = kGroups * bn_kernels::kSumLanes;
+  const D d;
+  const int64_t n = plan.row_length;
+  const bool padded = n != static_cast<int64_t>(kWidth);
+  const bool want_dx = plan.big[kOut] != nullptr, centred_norm = norm::IsCentred(plan.operation);
+  HWY_ALIGN double w[kWidth] = {};
+  std::copy_n(ws.weight, n, w);
+  hn::Mask<D> valid[kVectors];
+  VD column_dw[kVectors], column_db[kVectors];
+  #pragma GCC unroll 16
+  for (size_t v = 0; v < kVectors; ++v) {
+    valid[v] = hn::FirstN(d, static_cast<size_t>(std::clamp<int64_t>(n - static_cast<int64_t>(v * kLanes), 0, kLanes)));
+    column_dw[v] = column_db[v] = hn::Zero(d);
+  }
+  const auto keep = [&](size_t v, VD value) { return padded ? hn::IfThenElseZero(valid[v], value) : value; };
+  // A row's tensor, or (a row shorter than kWidth) its zero-padded copy.
+  const auto row_of = [&](const char* row, T* copy) -> const T* {
+    if (row == nullptr || !padded) return reinterpret_cast<const T*>(row);
+    std::copy_n(reinterpret_cast<const T*>(row), n, copy);
+    return copy;
+  };
+  const double count = static_cast<double>(n);
+  T x_copy[kWidth] = {}, dy_copy[kWidth] = {}, addend_copy[kWidth] = {};  // lanes past n stay zero
+  const RowSteps steps(plan);
+  const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
+  for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
+    RowPointers p = steps.Locate(plan, BlockBuffer(plan, ws, block), r);
+    if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
+    const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
+    const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
+    const T* x = row_of(p.row[kX], x_copy);
+    const T* dy = row_of(p.row[kDy], dy_copy);
+    const T* addend = row_of(p.row[kAddend], addend_copy);
+    const VD v_mean = hn::Set(d, mean), v_rstd = hn::Set(d, rstd);
+    VD centred[kVectors], g[kVectors];
+    #pragma GCC unroll 16
+    for (size_t v = 0; v < kVectors; ++v) {
+      centred[v] = hn::Sub(LoadWide(d, x + v * kLanes), v_mean);
+      g[v] = LoadWide(d, dy + v * kLanes);
+    }
+    if (want_dx) {
+      // The weighted sums' partials, then a and k; w dy serves both the sums and gradInput.
+      VD weighted[kVectors], sum_dy[kChains], sum_dyx[kChains];
+      #pragma GCC unroll 16
+      for (size_t q = 0; q < kChains; ++q) sum_dy[q] = sum_dyx[q] = hn::Zero(d);
+      #pragma GCC unroll 16
+      for (size_t v = 0; v < kVectors; ++v) {
+        weighted[v] = hn::Mul(g[v], hn::Load(d, w + v * kLanes));
+        sum_dy[v % kChains] = hn::Add(sum_dy[v % kChains], keep(v, weighted[v]));
+        sum_dyx[v % kChains] = hn::Add(sum_dyx[v % kChains], keep(v, hn::Mul(weighted[v], centred[v])));
+      }
+      bn_kernels::PartialSums acc;
+      #pragma GCC unroll 16
+      for (size_t q = 0; q < kChains; ++q) {
+        hn::Store(sum_dy[q], d, acc.dy + q * kLanes);
+        hn::Store(sum_dyx[q], d, acc.dyx + q * kLanes);
+      }
+      double sum_wdy = 0.0, sum_wdyx = 0.0;
+      bn_kernels::FinishSums(acc, &sum_wdy, &sum_wdyx);
+      const VD v_a = hn::Set(d, centred_norm ? sum_wdy / count : 0.0);
+      const VD v_k = hn::Set(d, rstd * rstd * sum_wdyx / count);
+      // gradInput: BackwardRow's rstd ((w dy - a) - (x - mean) k) (+ addend).
+      To* dx = reinterpret_cast<To*>(p.row[kOut]);
+      const bool stream = StreamRow(plan.stream_out, dx);
+      HWY_ALIGN To dx_copy[kWidth];
+      To* dx_row = padded ? dx_copy : dx;
+      #pragma GCC unroll 16
+      for (size_t v = 0; v < kVectors; ++v) {
+        VD result = hn::Mul(v_rstd, hn::Sub(hn::Sub(weighted[v], v_a), hn::Mul(centred[v], v_k)));
+        if (addend != nullptr) result = hn::Add(result, LoadWide(d, addend + v * kLanes));
+        StoreResult(result, dx_row + v * kLanes, stream && !padded);
+      }
+      if (padded) std::copy_n(dx_copy, n, dx);
+    }
+    if (dw_out != nullptr) {
+      #pragma GCC unroll 16
+      for (size_t v = 0; v < kVectors; ++v) {
+        column_dw[v] = MulAddF64(g[v], hn::Mul(centred[v], v_rstd), column_dw[v]);
+      }
+    }
+    if (db_out != nullptr) {
+      #pragma GCC unroll 16
+      for (size_t v = 0; v < kVectors; ++v) column_db[v] = hn::Add(column_db[v], g[v]);
+    }
+    FinishRow(plan, p, r);
+  }
+  const auto store_columns = [&](const VD* sums, double* out) {
+    if (out == nullptr) return;
+    HWY_ALIGN double columns[kWidth];
+    #pragma GCC unroll 16
+    for (size_t v = 0; v < kVectors; ++v) hn::Store(sums[v], d, columns + v * kLanes);
+    std::copy_n(columns, n, out);
+  };
+  store_columns(column_dw, dw_out);
+  store_columns(column_db, db_out);
+}
+
+// The short-row kernel for a per-lane backward row of n elements, if one applies: the
+// number of sum groups it holds (1, 2 or 4), or 0.
+inline int64_t ShortRowGroups(const RowNormPlan& plan) {
+  if (!kShortRowsInRegisters || plan.segments != 0 || plan.row_length == 0) return 0;
+  const int64_t groups = (plan.row_length + bn_kernels::kSumLanes - 1) / bn_kernels::kSumLanes;
+  return groups <= 2 ? groups : groups <= kMaxShortRowGroups ? kMaxShortRowGroups : 0;
+}
+
 // Backward: the block's rows, and its column sums (one per parameter) in its partials.
 template <class T, class To>
 void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block) {
   const BlockColumnSums sums(plan, ws, block);
   double* dw = sums.dw;
   double* db = sums.db;
+  if constexpr (kShortRowsInRegisters) {
+    switch (ShortRowGroups(plan)) {
+      case 1: return ShortRowsBackward<1, T, To>(plan, ws, block, dw, db);
+      case 2: return ShortRowsBackward<2, T, To>(plan, ws, block, dw, db);
+      case kMaxShortRowGroups: return ShortRowsBackward<kMaxShortRowGroups, T, To>(plan, ws, block, dw, db);
+      default: break;
+    }
+  }
+  const RowSteps steps(plan);
   const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
   for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
-    RowPointers p = LocateRow(plan, BlockBuffer(plan, ws, block), r);
+    RowPointers p = steps.Locate(plan, BlockBuffer(plan, ws, block), r);
     if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
     const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
     const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
