@@ -531,7 +531,8 @@ struct BlockColumnSums {
 // order) combined by the same tree (FinishSums), gradInput comes from the registers with
 // BackwardRow's operations, and the block's column sums stay in registers across its rows,
 // added in row order: the same IEEE operations on the same operands, so the same bits.
-// Targets with at least four double lanes only (narrower ones would spill every row).
+// Targets with at least four double lanes only (narrower ones would spill every row), and
+// gradInput in the input's dtype (BackwardBlock).
 constexpr bool kShortRowsInRegisters = !HWY_HAVE_SCALABLE && hn::MaxLanes(D()) >= 4;
 constexpr int64_t kMaxShortRowGroups = 4;
 
@@ -653,7 +654,9 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
   const BlockColumnSums sums(plan, ws, block);
   double* dw = sums.dw;
   double* db = sums.db;
-  if constexpr (kShortRowsInRegisters) {
+  // gradInput in the input's dtype only (the common case): each instantiation costs the
+  // sanitizer builds seconds.
+  if constexpr (kShortRowsInRegisters && std::is_same_v<T, To>) {
     switch (ShortRowGroups(plan)) {
       case 1: return ShortRowsBackward<1, T, To>(plan, ws, block, dw, db);
       case 2: return ShortRowsBackward<2, T, To>(plan, ws, block, dw, db);
