@@ -523,6 +523,22 @@ struct BlockColumnSums {
   }
 };
 
+// Runs f(r, row pointers, mean, rstd) on each row of a backward block: the row located (or
+// gathered), its residual sum formed, its statistics read; then its gathered outputs written back.
+template <class T, class F>
+HWY_INLINE void ForEachBackwardRow(const RowNormPlan& plan, const NormWorkspace& ws, int64_t block, const F& f) {
+  const RowSteps steps(plan);
+  const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
+  for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
+    RowPointers p = steps.Locate(plan, BlockBuffer(plan, ws, block), r);
+    if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
+    const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
+    const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
+    f(r, p, mean, rstd);
+    FinishRow(plan, p, r);
+  }
+}
+
 // ---------------------------------------------------------------- short per-lane backward rows
 // Rows of a few sum groups (LayerNorm over a few channels: a U-Net's 32) spent more on a row's
 // setup than on its elements in BackwardLanes: partials through memory, a second pass widening
@@ -566,13 +582,7 @@ void ShortRowsBackward(const RowNormPlan& plan, const NormWorkspace& ws, int64_t
   };
   const double count = static_cast<double>(n);
   T x_copy[kWidth] = {}, dy_copy[kWidth] = {}, addend_copy[kWidth] = {};  // lanes past n stay zero
-  const RowSteps steps(plan);
-  const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
-  for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
-    RowPointers p = steps.Locate(plan, BlockBuffer(plan, ws, block), r);
-    if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
-    const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
-    const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
+  ForEachBackwardRow<T>(plan, ws, block, [&](int64_t /*r*/, const RowPointers& p, double mean, double rstd) {
     const T* x = row_of(p.row[kX], x_copy);
     const T* dy = row_of(p.row[kDy], dy_copy);
     const T* addend = row_of(p.row[kAddend], addend_copy);
@@ -627,8 +637,7 @@ void ShortRowsBackward(const RowNormPlan& plan, const NormWorkspace& ws, int64_t
       #pragma GCC unroll 16
       for (size_t v = 0; v < kVectors; ++v) column_db[v] = hn::Add(column_db[v], g[v]);
     }
-    FinishRow(plan, p, r);
-  }
+  });
   const auto store_columns = [&](const VD* sums, double* out) {
     if (out == nullptr) return;
     HWY_ALIGN double columns[kWidth];
@@ -664,20 +673,13 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
       default: break;
     }
   }
-  const RowSteps steps(plan);
-  const int64_t row_end = std::min(plan.rows, (block + 1) * plan.rows_per_block);
-  for (int64_t r = block * plan.rows_per_block; r < row_end; ++r) {
-    RowPointers p = steps.Locate(plan, BlockBuffer(plan, ws, block), r);
-    if (plan.add_inputs) AddInputs<T>(plan, ws, block, &p);
-    const double mean = plan.mean.data != nullptr ? bn::ReadElement(StatAddress(plan.mean, r), plan.mean.dtype) : 0.0;
-    const double rstd = bn::ReadElement(StatAddress(plan.rstd, r), plan.rstd.dtype);
+  ForEachBackwardRow<T>(plan, ws, block, [&](int64_t r, const RowPointers& p, double mean, double rstd) {
     if (plan.PerLane()) {
       BackwardLanes<T, To>(plan, ws, r, p, mean, rstd, dw, db);
     } else {
       BackwardSegments<T, To>(plan, ws, r, p, mean, rstd, dw, db);
     }
-    FinishRow(plan, p, r);
-  }
+  });
 }
 
 // ---------------------------------------------------------------- channels-last GroupNorm
