@@ -53,6 +53,31 @@ TEST_P(NormReference, LargeMeanLongRows) {
   }
 }
 
+// Rows of 1 to 65 elements: the backward's short-row kernel (rows of one, two or four sum
+// groups held in registers, whole and with tails, and a fully padded fourth group at 33 to 48)
+// and the longer rows' kernel past it, in every dtype, in place and gathered (permuted).
+TEST_P(NormReference, ShortRowsEveryGroupCount) {
+  if (Grouped(GetParam())) GTEST_SKIP() << "per-lane rows only";
+  for (int64_t length : {1, 7, 8, 15, 16, 17, 24, 31, 32, 33, 40, 47, 48, 49, 57, 63, 64, 65}) {
+    for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+      for (const auto& layout : {Layout::kContiguous, Layout::kPermuted}) {
+        Case c;
+        c.op = GetParam();
+        c.shape = {3, 13, length};
+        c.normalized = 1;
+        c.io = c.out = io;
+        if (c.op == Op::kAddRmsNorm || c.op == Op::kAddLayerNormGrad) c.param = io;  // gamma in x1's dtype
+        c.layout[0] = c.layout[1] = c.layout[2] = layout;
+        c.seed = static_cast<uint64_t>(length) * 7 + static_cast<uint64_t>(io);
+        Problem p(c);
+        ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << c.Describe() << ": " << aclGetRecentErrMsg();
+        CheckOutputs(p);
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
 // The same bits for 1, 2 and 3 threads (a problem of three blocks, two threads' worth).
 TEST_P(NormReference, IdenticalBitsForAnyThreadCount) {
   Case c;
