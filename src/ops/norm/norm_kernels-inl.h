@@ -549,7 +549,9 @@ HWY_INLINE void ForEachBackwardRow(const RowNormPlan& plan, const NormWorkspace&
 // added in row order: the same IEEE operations on the same operands, so the same bits.
 // Targets with at least four double lanes only (narrower ones would spill every row), and
 // gradInput in the input's dtype (BackwardBlock).
-constexpr bool kShortRowsInRegisters = !HWY_HAVE_SCALABLE && hn::MaxLanes(D()) >= 4;
+// (Scalable vectors, SVE and RVV, cannot be array elements: there the kernel is not compiled.)
+#if !HWY_HAVE_SCALABLE
+constexpr bool kShortRowsInRegisters = hn::MaxLanes(D()) >= 4;
 constexpr int64_t kMaxShortRowGroups = 4;
 
 template <size_t kGroups, class T, class To>
@@ -656,6 +658,7 @@ inline int64_t ShortRowGroups(const RowNormPlan& plan) {
   const int64_t groups = (plan.row_length + bn_kernels::kSumLanes - 1) / bn_kernels::kSumLanes;
   return groups <= 2 ? groups : groups <= kMaxShortRowGroups ? kMaxShortRowGroups : 0;
 }
+#endif  // !HWY_HAVE_SCALABLE
 
 // Backward: the block's rows, and its column sums (one per parameter) in its partials.
 template <class T, class To>
@@ -663,6 +666,7 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
   const BlockColumnSums sums(plan, ws, block);
   double* dw = sums.dw;
   double* db = sums.db;
+#if !HWY_HAVE_SCALABLE
   // gradInput in the input's dtype only (the common case): each instantiation costs the
   // sanitizer builds seconds.
   if constexpr (kShortRowsInRegisters && std::is_same_v<T, To>) {
@@ -673,6 +677,7 @@ void BackwardBlock(const RowNormPlan& plan, const NormWorkspace& ws, int64_t blo
       default: break;
     }
   }
+#endif
   ForEachBackwardRow<T>(plan, ws, block, [&](int64_t r, const RowPointers& p, double mean, double rstd) {
     if (plan.PerLane()) {
       BackwardLanes<T, To>(plan, ws, r, p, mean, rstd, dw, db);
