@@ -10,6 +10,8 @@
 #define OA_CORE_SIMD_FLOAT64_INL_H_
 #endif
 
+#include <type_traits>
+
 #include <hwy/highway.h>
 
 #include "core/simd_convert-inl.h"
@@ -113,28 +115,56 @@ HWY_INLINE void StoreNarrow(hn::Vec<DV> v, DV d, T* HWY_RESTRICT p) {
 HWY_INLINE uint32_t MidpointBit(const BFloat16*) { return 0x8000u; }  // half of bf16's last bit, in f32 bits
 HWY_INLINE uint32_t MidpointBit(const Half16*) { return 0x1000u; }    // same for normal fp16
 template <class DW>
-HWY_INLINE hn::Mask<DW> InFormatRange(DW dw, hn::Vec<DW>, const BFloat16*) {
-  return hn::FirstN(dw, hn::Lanes(dw));
-}
-template <class DW>
 HWY_INLINE hn::Mask<DW> InFormatRange(DW dw, hn::Vec<DW> v, const Half16*) {  // fp16 normal and finite
   const hn::Vec<DW> magnitude = hn::Abs(v);
   return hn::And(hn::Ge(magnitude, hn::Set(dw, 0x1p-14f)), hn::Lt(magnitude, hn::Set(dw, 65504.0f)));
 }
 
-// True when every lane of the fp32 value v rounds to T as the value it approximates would.
-template <int kErrorUnits, class DW, class T>
-HWY_INLINE bool FarFromMidpoints(DW dw, hn::Vec<DW> v, hn::Vec<DW> terms, const T* p) {
+// The error bound FarFromMidpoints tests against, for a value within kErrorUnits * 2^-24 of
+// `terms`: doubled because the interval below a binade edge is half as wide, doubled again
+// for margin (which also covers a few units of 2^-24 in computing the bound itself); the
+// constant covers fp32 underflow.
+template <int kErrorUnits>
+constexpr float kMidpointBoundPerTerm = static_cast<float>(kErrorUnits) * 0x1p-24f * 4.0f;
+constexpr float kMidpointBoundFloor = 0x1p-126f;
+
+// True when every lane of the fp32 value v is farther than `bound` from every rounding
+// midpoint of T (and in T's finite range), so it rounds to T as any value within the bound does.
+template <class DW, class T>
+HWY_INLINE bool FarFromMidpointsBy(DW dw, hn::Vec<DW> v, hn::Vec<DW> bound, const T* p) {
   const hn::RebindToUnsigned<DW> du;
   const uint32_t half_quantum = MidpointBit(p);
   const auto kept = hn::And(hn::BitCast(du, v), hn::Set(du, ~(2 * half_quantum - 1)));
   const auto midpoint = hn::BitCast(dw, hn::Or(kept, hn::Set(du, half_quantum)));  // of v's rounding interval
   const auto distance = hn::Abs(hn::Sub(v, midpoint));  // exact: same binade
-  // The error bound, doubled because the interval below a binade edge is half as wide,
-  // doubled again for margin; the constant covers fp32 underflow.
-  constexpr float kRelative = static_cast<float>(kErrorUnits) * 0x1p-24f * 4.0f;
-  const auto bound = hn::MulAdd(terms, hn::Set(dw, kRelative), hn::Set(dw, 0x1p-126f));
-  return hn::AllTrue(dw, hn::And(hn::Gt(distance, bound), InFormatRange(dw, v, p)));  // NaN/inf: false
+  const auto far = hn::Gt(distance, bound);  // NaN/inf: false
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    return hn::AllTrue(dw, far);  // bf16 has fp32's range
+  } else {
+    return hn::AllTrue(dw, hn::And(far, InFormatRange(dw, v, p)));
+  }
+}
+
+// True when every lane of the fp32 value v rounds to T as the value it approximates would.
+template <int kErrorUnits, class DW, class T>
+HWY_INLINE bool FarFromMidpoints(DW dw, hn::Vec<DW> v, hn::Vec<DW> terms, const T* p) {
+  const auto bound = hn::MulAdd(terms, hn::Set(dw, kMidpointBoundPerTerm<kErrorUnits>), hn::Set(dw, kMidpointBoundFloor));
+  return FarFromMidpointsBy(dw, v, bound, p);
+}
+
+// Stores a vector FarFromMidpoints accepted for T. Its lanes are finite and none is a
+// rounding midpoint of bf16, so round-to-nearest-even is adding half a unit and truncating:
+// the general conversion's tie and NaN steps (StoreFromFloat) are not needed.
+template <class DW>
+HWY_INLINE void StoreAcceptedFloat(hn::Vec<DW> v, DW /*dw*/, BFloat16* HWY_RESTRICT p) {
+  const hn::RebindToUnsigned<DW> du32;
+  const hn::Rebind<uint16_t, DW> du16;
+  const auto rounded = hn::ShiftRight<16>(hn::Add(hn::BitCast(du32, v), hn::Set(du32, 0x8000u)));
+  hn::StoreU(hn::TruncateTo(du16, rounded), du16, reinterpret_cast<uint16_t*>(p));
+}
+template <class DW, class T>
+HWY_INLINE void StoreAcceptedFloat(hn::Vec<DW> v, DW dw, T* HWY_RESTRICT p) {
+  StoreFromFloat(v, dw, p);  // fp16: the hardware conversion is one operation already
 }
 
 }  // namespace HWY_NAMESPACE

@@ -4,7 +4,12 @@
 // ignored, and the same bits for any thread count.
 #include "bn_family_reference.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "aclnnop/aclnn_batch_norm_elemt.h"
+#include "core/half.h"
 
 namespace {
 
@@ -78,6 +83,55 @@ TEST(BatchNormElemtReference, InPlace) {
     s.layout[2] = s.layout[0];
     RunAndCheck(s, true);
   }
+}
+
+// The bf16 output is computed in fp32 where it provably rounds as the exact value does, with
+// the mean folded into an offset (bias - invstd w mean) rounded to fp32, whose error is
+// relative to |invstd w mean|. With x close to a large mean the result cancels most of that
+// offset, so the fp32 value can land on the other side of a bf16 rounding midpoint. The
+// inputs here are searched so that every one does (modelling that fp32 evaluation); only an
+// error bound that covers the cancelled terms sends them to the exact path.
+TEST(BatchNormElemtReference, Bf16CancellingLargeMean) {
+  constexpr int64_t kChannels = 16, kRun = 40;
+  Spec s;
+  s.io = ACL_BF16;
+  s.shape = {1, kChannels, kRun};
+  s.present[1] = false;  // no bias
+  ElemtProblem p(s, false);
+  support::SplitMix64 rng(2026);
+  for (int64_t c = 0; c < kChannels; ++c) {
+    std::vector<double> hits;
+    for (int trial = 0; hits.empty() && trial < 100000; ++trial) {
+      const float mean = static_cast<float>(rng.NextIn(500.0, 4000.0) * (rng.NextIn(0.0, 1.0) < 0.5 ? -1 : 1));
+      const float invstd = static_cast<float>(rng.NextIn(0.5, 2.0)), weight = static_cast<float>(rng.NextIn(0.5, 2.0));
+      const long double slope = static_cast<long double>(invstd) * weight;
+      const float slope_f = static_cast<float>(slope), offset_f = static_cast<float>(-slope * mean);
+      const uint16_t first = oa::FloatToBf16(mean - 256.0f), last = oa::FloatToBf16(mean + 256.0f);
+      for (uint16_t bits = std::min(first, last); bits <= std::max(first, last); ++bits) {
+        const double x = oa::Bf16ToFloat(bits);
+        const long double exact = (x - static_cast<long double>(mean)) * slope;
+        const float in_fp32 = static_cast<float>(static_cast<long double>(slope_f) * x + offset_f);  // one rounding
+        if (exact == 0 || std::fabs(exact - in_fp32) < 1e-9L * std::fabs(slope * mean)) continue;
+        // The exact value rounded to bf16 (skipped where it lies too near a midpoint for the
+        // reference to decide), against the fp32 value's rounding.
+        const long double quantum = std::ldexp(1.0L, std::ilogb(exact) - 7);
+        const long double above = exact / quantum - std::floor(exact / quantum);
+        if (std::fabs(above - 0.5L) * quantum < 1e-8L * std::fabs(slope * mean)) continue;  // too near to decide
+        const long double rounded_exact = (std::floor(exact / quantum) + (above > 0.5L ? 1 : 0)) * quantum;
+        if (rounded_exact != static_cast<long double>(oa::Bf16ToFloat(oa::FloatToBf16(in_fp32)))) hits.push_back(x);
+      }
+      if (!hits.empty()) {
+        p.channel[0].Set(c, weight);
+        p.channel[2].Set(c, mean);
+        p.channel[3].Set(c, invstd);
+      }
+    }
+    ASSERT_FALSE(hits.empty()) << "no input found for channel " << c;
+    for (int64_t i = 0; i < kRun; ++i) p.x.Set(c * kRun + i, hits[i % hits.size()]);
+  }
+  const ElemtReference ref(p);
+  ASSERT_EQ(p.Run(), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  bnfam::ExpectRoundedOnce("output", p.Output(), ref.value, ref.scale, s.Describe());
 }
 
 // eps does not enter the result: any value gives the same bits.

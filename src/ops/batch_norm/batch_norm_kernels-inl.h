@@ -22,6 +22,10 @@
 #define OA_OPS_BATCH_NORM_KERNELS_INL_H_
 #endif
 
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
 #include <hwy/highway.h>
 
 #include "core/kernel_inline.h"
@@ -141,6 +145,72 @@ HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW 
 // The fixed-order float64 sums (SumSegment, PartialSums, FinishSums) are in
 // batch_norm_sums-inl.h, shared with the normalization family.
 
+// The elementwise pass of one contiguous run piece of n 16-bit elements in fp32 (false where
+// the coefficients do not fit fp32: the caller writes it in f64).
+template <int kPass, class T>
+OA_KERNEL_HELPER bool WriteSegmentFromFloat(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx,
+                                            int64_t n, double mean, double scale, double slope, double shift) {
+  if (!bn::FitsFloat(scale) || !bn::FitsFloat(slope) || !bn::FitsFloat(shift)) return false;
+  const D d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
+  const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
+  const DW dw;
+  const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
+  const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
+  // The affine write in fp32 is v = slope x + (shift - slope mean), its two coefficients
+  // rounded to fp32 (folding the mean saves a subtraction per vector). v lies within
+  // 2 units of 2^-24 (3 without a fused multiply-add) of NarrowValue's terms
+  // |slope| (|x| + |mean|) + |shift|, whose bound is a |x| + b with the channel's part b
+  // summed once (its rounding is inside the bound's margin).
+  const VW w_offset = hn::Set(dw, static_cast<float>(shift - slope * mean));
+  constexpr double kPerTerm = kMidpointBoundPerTerm<kNarrowErrorUnits>;
+  const VW bound_per_x = hn::Set(dw, static_cast<float>(std::fabs(slope) * kPerTerm));
+  const VW bound_fixed = hn::Set(
+      dw, static_cast<float>((std::fabs(slope) * std::fabs(mean) + std::fabs(shift)) * kPerTerm + kMidpointBoundFloor));
+  // One wide vector: from fp32 where it rounds as the f64 value does, else in f64. Captured
+  // by value: by reference, the compiler reloads the constants on every vector.
+  const auto write = [=](const T* HWY_RESTRICT xs, const T* HWY_RESTRICT dys, T* HWY_RESTRICT out) {
+    VW v;
+    bool far;
+    if constexpr (kPass == bn::kAffineWrite) {
+      const VW value = LoadAsFloat(dw, xs);
+      v = hn::MulAdd(w_slope, value, w_offset);
+      far = FarFromMidpointsBy(dw, v, hn::MulAdd(hn::Abs(value), bound_per_x, bound_fixed), out);
+    } else {
+      VW terms;
+      v = NarrowValue<kPass>(xs, dys, w_mean, w_scale, w_slope, w_shift, &terms);
+      far = FarFromMidpoints<kNarrowErrorUnits>(dw, v, terms, out);
+    }
+    if (HWY_LIKELY(far)) return StoreAcceptedFloat(v, dw, out);
+    for (int64_t j = 0; j < OA_BN_WIDE_LANES; j += lanes) {
+      WideWrite<kPass>(xs + j, dys + j, out + j, v_mean, v_scale, v_slope, v_shift);
+    }
+  };
+  const int64_t wide = OA_BN_WIDE_LANES;
+  const bool in_place = static_cast<const void*>(dx) == x || static_cast<const void*>(dx) == dy;
+  int64_t i = 0;
+  for (; i + wide <= n; i += wide) write(x + i, dy + i, dx + i);
+  // The tail (runs of 196 or 49 leave 4 or 1) as the piece's last whole vector, rewriting
+  // some outputs with the same values; in place (the output is an input) through buffers.
+  if (i < n && n >= wide && !in_place) {
+    write(x + n - wide, dy + n - wide, dx + n - wide);
+    return true;
+  }
+  if (i < n) {  // the tail through buffers, padded with the tail's first element
+    constexpr size_t kMaxWide = hn::MaxLanes(DW());
+    T xs[kMaxWide], dys[kMaxWide], out[kMaxWide];
+    const int64_t rest = n - i;
+    for (int64_t j = 0; j < wide; ++j) {
+      xs[j] = x[i + (j < rest ? j : 0)];
+      dys[j] = dy[i + (j < rest ? j : 0)];
+    }
+    write(xs, dys, out);
+    std::copy_n(out, rest, dx + i);
+  }
+  return true;
+}
+
 // The elementwise pass of one contiguous run piece of n elements.
 template <int kPass, class T>
 OA_KERNEL_HELPER void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx, int64_t n,
@@ -152,22 +222,7 @@ OA_KERNEL_HELPER void WriteSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRIC
   const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
   int64_t i = 0;
   if constexpr (sizeof(T) == 2) {
-    if (bn::FitsFloat(scale) && bn::FitsFloat(slope) && bn::FitsFloat(shift)) {
-      const DW dw;
-      const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
-      const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
-      for (; i + OA_BN_WIDE_LANES <= n; i += OA_BN_WIDE_LANES) {
-        VW terms;
-        const VW v = NarrowValue<kPass>(x + i, dy + i, w_mean, w_scale, w_slope, w_shift, &terms);
-        if (FarFromMidpoints<kNarrowErrorUnits>(DW(), v, terms, dx)) {
-          StoreFromFloat(v, dw, dx + i);
-        } else {
-          for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
-            WideWrite<kPass>(x + j, dy + j, dx + j, v_mean, v_scale, v_slope, v_shift);
-          }
-        }
-      }
-    }
+    if (WriteSegmentFromFloat<kPass>(x, dy, dx, n, mean, scale, slope, shift)) return;
   }
   for (; i + lanes <= n; i += lanes) {
     if (kPass == bn::kAffineWrite) {
@@ -390,7 +445,7 @@ OA_KERNEL_HELPER void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
       const VW v = NarrowValue<kPass>(x + i, dy + i, hn::LoadU(dw, lane_f.mean + i), hn::LoadU(dw, lane_f.scale + i),
                                       hn::LoadU(dw, lane_f.slope + i), hn::LoadU(dw, lane_f.shift + i), &terms);
       if (FarFromMidpoints<kNarrowErrorUnits>(DW(), v, terms, dx)) {
-        StoreFromFloat(v, dw, dx + i);
+        StoreAcceptedFloat(v, dw, dx + i);
       } else {
         for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
           WideWrite<kPass>(x + j, dy + j, dx + j, hn::LoadU(d, mean + j), hn::LoadU(d, scale + j),

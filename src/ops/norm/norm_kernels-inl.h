@@ -215,7 +215,7 @@ OA_KERNEL_HELPER int64_t BackwardRowFromFloat(const T* HWY_RESTRICT x, const T* 
       terms = hn::Add(terms, hn::Abs(more));
     }
     const bool from_float = FarFromMidpoints<kDxErrorUnits>(dwt, value, terms, dx);
-    if (from_float) StoreFromFloat(value, dwt, dx + j);
+    if (from_float) StoreAcceptedFloat(value, dwt, dx + j);
     if (from_float && dw == nullptr && db == nullptr) continue;
     BackwardRow<true>(x + j, dy + j, from_float ? nullptr : dx + j, wide, c, w + j, dw != nullptr ? dw + j : nullptr,
                       db != nullptr ? db + j : nullptr, false, addend != nullptr ? addend + j : nullptr);
