@@ -14,6 +14,7 @@
 
 #include <hwy/highway.h>
 
+#include "core/midpoint_bound.h"
 #include "core/simd_convert-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -119,14 +120,6 @@ HWY_INLINE hn::Mask<DW> InFormatRange(DW dw, hn::Vec<DW> v, const Half16*) {  //
   const hn::Vec<DW> magnitude = hn::Abs(v);
   return hn::And(hn::Ge(magnitude, hn::Set(dw, 0x1p-14f)), hn::Lt(magnitude, hn::Set(dw, 65504.0f)));
 }
-
-// The error bound FarFromMidpoints tests against, for a value within kErrorUnits * 2^-24 of
-// `terms`: doubled because the interval below a binade edge is half as wide, doubled again
-// for margin (which also covers a few units of 2^-24 in computing the bound itself); the
-// constant covers fp32 underflow.
-template <int kErrorUnits>
-constexpr float kMidpointBoundPerTerm = static_cast<float>(kErrorUnits) * 0x1p-24f * 4.0f;
-constexpr float kMidpointBoundFloor = 0x1p-126f;
 
 // True when every lane of the fp32 value v is farther than `bound` from every rounding
 // midpoint of T (and in T's finite range), so it rounds to T as any value within the bound does.

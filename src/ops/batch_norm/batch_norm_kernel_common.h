@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/dtype.h"
+#include "core/midpoint_bound.h"
 #include "ops/batch_norm/batch_norm_channel_io.h"
 #include "ops/batch_norm/batch_norm_division.h"
 #include "ops/batch_norm/batch_norm_kernels.h"
@@ -57,6 +58,9 @@ struct WorkspaceArrays {
   float* lane_scale_f;
   float* lane_slope_f;
   float* lane_shift_f;
+  float* lane_offset_f;  // the affine write's (AffineFloat)
+  float* lane_bound_per_x_f;
+  float* lane_bound_fixed_f;
   double* partials;
 
   WorkspaceArrays(const BatchNormPlan& plan, void* workspace) {
@@ -81,6 +85,9 @@ struct WorkspaceArrays {
     lane_scale_f = lane_floats + w;
     lane_slope_f = lane_floats + 2 * w;
     lane_shift_f = lane_floats + 3 * w;
+    lane_offset_f = lane_floats + 4 * w;
+    lane_bound_per_x_f = lane_floats + 5 * w;
+    lane_bound_fixed_f = lane_floats + 6 * w;
     partials = reinterpret_cast<double*>(base + plan.ws_partials);
   }
 };
@@ -142,6 +149,25 @@ inline bool AllDenseFloat(std::initializer_list<const ChannelVector*> vectors) {
 inline bool FitsFloat(double a) {
   const double magnitude = std::fabs(a);
   return a == 0.0 || (magnitude >= 0x1p-126 && magnitude <= 3.40282346638528859811704183484516925e38);
+}
+
+// The 16-bit write passes' fp32 values lie within this many units of 2^-24 of their terms'
+// magnitudes (the kernels' NarrowValue).
+constexpr int kNarrowErrorUnits = 4;
+
+// The fp32 affine write of a 16-bit output: v = slope x + offset, offset = shift - slope mean
+// (folding the mean saves a subtraction per vector), both rounded to fp32. v lies within
+// 2 units of 2^-24 (3 without a fused multiply-add) of the terms |slope| (|x| + |mean|) +
+// |shift|, whose error bound is bound_per_x |x| + bound_fixed, the channel's part summed
+// once (its rounding is inside the bound's margin).
+struct AffineFloat {
+  float slope, offset, bound_per_x, bound_fixed;
+};
+inline AffineFloat AffineFloatCoefficients(double mean, double slope, double shift) {
+  constexpr double kPerTerm = kMidpointBoundPerTerm<kNarrowErrorUnits>;
+  return {static_cast<float>(slope), static_cast<float>(shift - slope * mean),
+          static_cast<float>(std::fabs(slope) * kPerTerm),
+          static_cast<float>((std::fabs(slope) * std::fabs(mean) + std::fabs(shift)) * kPerTerm + kMidpointBoundFloor)};
 }
 
 // Scalar element kernels (loop tails and strided runs), same formulas as the vectors.

@@ -101,9 +101,6 @@ using VW = hn::Vec<DW>;
 constexpr int64_t kWideLanes = static_cast<int64_t>(hn::MaxLanes(DW()));
 #define OA_BN_WIDE_LANES kWideLanes
 #endif
-// The write passes' fp32 value lies within 4 units of 2^-24 of its terms' magnitudes
-// (FarFromMidpoints).
-constexpr int kNarrowErrorUnits = 4;
 
 // One f64 vector of the write passes (the exact path).
 template <int kPass, class T>
@@ -117,19 +114,13 @@ HWY_INLINE void WideWrite(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* 
   StoreNarrow(MulAddF64(scale, g, MulAddF64(slope, centered, shift)), d, dx);
 }
 
-// fp32 value and terms' magnitude of one full float vector of the write passes.
+// fp32 value and terms' magnitude of one full float vector of the write passes (the affine
+// write has its own form, bn::AffineFloat).
 template <int kPass, class T>
 HWY_INLINE VW NarrowValue(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, VW mean, VW scale, VW slope, VW shift,
                           VW* terms) {
+  static_assert(kPass == bn::kInferWrite || kPass == bn::kTrainWrite, "the affine write is bn::AffineFloat's");
   const DW dw;
-  if (kPass == bn::kAffineWrite) {
-    // The forward's mean is computed in f64 and only rounded to fp32 here, so its rounding
-    // error (relative to |mean|, not to |x - mean|) enters the bound.
-    const VW value = LoadAsFloat(dw, x);
-    const VW centered = hn::Sub(value, mean);
-    *terms = hn::MulAdd(hn::Abs(slope), hn::Add(hn::Abs(value), hn::Abs(mean)), hn::Abs(shift));
-    return hn::MulAdd(slope, centered, shift);
-  }
   const VW g = LoadAsFloat(dw, dy);
   if (kPass == bn::kInferWrite) {
     const VW v = hn::Mul(scale, g);
@@ -158,16 +149,9 @@ OA_KERNEL_HELPER bool WriteSegmentFromFloat(const T* HWY_RESTRICT x, const T* HW
   const DW dw;
   const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
   const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
-  // The affine write in fp32 is v = slope x + (shift - slope mean), its two coefficients
-  // rounded to fp32 (folding the mean saves a subtraction per vector). v lies within
-  // 2 units of 2^-24 (3 without a fused multiply-add) of NarrowValue's terms
-  // |slope| (|x| + |mean|) + |shift|, whose bound is a |x| + b with the channel's part b
-  // summed once (its rounding is inside the bound's margin).
-  const VW w_offset = hn::Set(dw, static_cast<float>(shift - slope * mean));
-  constexpr double kPerTerm = kMidpointBoundPerTerm<kNarrowErrorUnits>;
-  const VW bound_per_x = hn::Set(dw, static_cast<float>(std::fabs(slope) * kPerTerm));
-  const VW bound_fixed = hn::Set(
-      dw, static_cast<float>((std::fabs(slope) * std::fabs(mean) + std::fabs(shift)) * kPerTerm + kMidpointBoundFloor));
+  const bn::AffineFloat affine = bn::AffineFloatCoefficients(mean, slope, shift);
+  const VW w_offset = hn::Set(dw, affine.offset);
+  const VW bound_per_x = hn::Set(dw, affine.bound_per_x), bound_fixed = hn::Set(dw, affine.bound_fixed);
   // One wide vector: from fp32 where it rounds as the f64 value does, else in f64. Captured
   // by value: by reference, the compiler reloads the constants on every vector.
   const auto write = [=](const T* HWY_RESTRICT xs, const T* HWY_RESTRICT dys, T* HWY_RESTRICT out) {
@@ -180,7 +164,7 @@ OA_KERNEL_HELPER bool WriteSegmentFromFloat(const T* HWY_RESTRICT x, const T* HW
     } else {
       VW terms;
       v = NarrowValue<kPass>(xs, dys, w_mean, w_scale, w_slope, w_shift, &terms);
-      far = FarFromMidpoints<kNarrowErrorUnits>(dw, v, terms, out);
+      far = FarFromMidpoints<bn::kNarrowErrorUnits>(dw, v, terms, out);
     }
     if (HWY_LIKELY(far)) return StoreAcceptedFloat(v, dw, out);
     for (int64_t j = 0; j < OA_BN_WIDE_LANES; j += lanes) {
@@ -407,6 +391,9 @@ struct LaneFloats {
   const float* scale;
   const float* slope;
   const float* shift;
+  const float* offset;  // the affine write's (bn::AffineFloat)
+  const float* bound_per_x;
+  const float* bound_fixed;
 };
 
 // Lanes [0, n) of one row; per-lane coefficients and partial sums at the same lane index.
@@ -441,10 +428,20 @@ OA_KERNEL_HELPER void RowSegment(const T* HWY_RESTRICT x, const T* HWY_RESTRICT 
   if constexpr (sizeof(T) == 2 && (kPass == bn::kTrainWrite || kPass == bn::kInferWrite || kPass == bn::kAffineWrite)) {
     const DW dw;
     for (; i + OA_BN_WIDE_LANES <= n; i += OA_BN_WIDE_LANES) {
-      VW terms;
-      const VW v = NarrowValue<kPass>(x + i, dy + i, hn::LoadU(dw, lane_f.mean + i), hn::LoadU(dw, lane_f.scale + i),
-                                      hn::LoadU(dw, lane_f.slope + i), hn::LoadU(dw, lane_f.shift + i), &terms);
-      if (FarFromMidpoints<kNarrowErrorUnits>(DW(), v, terms, dx)) {
+      VW v;
+      bool far;
+      if constexpr (kPass == bn::kAffineWrite) {  // bn::AffineFloat per lane
+        const VW value = LoadAsFloat(dw, x + i);
+        v = hn::MulAdd(hn::LoadU(dw, lane_f.slope + i), value, hn::LoadU(dw, lane_f.offset + i));
+        const VW bound = hn::MulAdd(hn::Abs(value), hn::LoadU(dw, lane_f.bound_per_x + i), hn::LoadU(dw, lane_f.bound_fixed + i));
+        far = FarFromMidpointsBy(dw, v, bound, dx);
+      } else {
+        VW terms;
+        v = NarrowValue<kPass>(x + i, dy + i, hn::LoadU(dw, lane_f.mean + i), hn::LoadU(dw, lane_f.scale + i),
+                               hn::LoadU(dw, lane_f.slope + i), hn::LoadU(dw, lane_f.shift + i), &terms);
+        far = FarFromMidpoints<bn::kNarrowErrorUnits>(dw, v, terms, dx);
+      }
+      if (far) {
         StoreAcceptedFloat(v, dw, dx + i);
       } else {
         for (int64_t j = i; j < i + OA_BN_WIDE_LANES; j += lanes) {
@@ -489,8 +486,10 @@ void RowsRange(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t row
   const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) + lane_begin : x;  // see PlanarRange
   T* dx = nullptr;
   if (bn::WritesOutput(kPass)) dx = reinterpret_cast<T*>(plan.big[kDx]) + lane_begin;
-  const LaneFloats lane_f{ws.lane_mean_f + lane_begin, ws.lane_scale_f + lane_begin, ws.lane_slope_f + lane_begin,
-                         ws.lane_shift_f + lane_begin};
+  const LaneFloats lane_f{ws.lane_mean_f + lane_begin,        ws.lane_scale_f + lane_begin,
+                         ws.lane_slope_f + lane_begin,       ws.lane_shift_f + lane_begin,
+                         ws.lane_offset_f + lane_begin,      ws.lane_bound_per_x_f + lane_begin,
+                         ws.lane_bound_fixed_f + lane_begin};
   OuterCursor cursor(plan.outer, row_begin);
   for (int64_t row = row_begin; row < row_end; ++row) {
     T* out = nullptr;

@@ -99,13 +99,17 @@ void PrepareChannels(const BatchNormPlan& plan, const WorkspaceArrays& ws) {
 // The fp32 copies of lane `lane`'s coefficients, those of channel c (16-bit io).
 inline void SetLaneFloats(const WorkspaceArrays& ws, int64_t lane, int64_t c) {
   const bool fits = FitsFloat(ws.scale[c]) && FitsFloat(ws.slope[c]) && FitsFloat(ws.shift[c]);
-  // Exact for given statistics (read from a float type); the forward's computed mean
-  // is rounded, which its error bound accounts for (NarrowValue).
+  // Exact for given statistics (read from a float type). The affine write, whose mean may
+  // be computed (and rounded), reads the folded offset instead (AffineFloat).
   ws.lane_mean_f[lane] = static_cast<float>(ws.mean[c]);
   // NaN: every vector with this lane takes the f64 path (slope too: the affine pass has no scale).
   ws.lane_scale_f[lane] = fits ? static_cast<float>(ws.scale[c]) : NAN;
   ws.lane_slope_f[lane] = fits ? static_cast<float>(ws.slope[c]) : NAN;
   ws.lane_shift_f[lane] = static_cast<float>(ws.shift[c]);
+  const AffineFloat affine = AffineFloatCoefficients(ws.mean[c], ws.slope[c], ws.shift[c]);
+  ws.lane_offset_f[lane] = fits ? affine.offset : NAN;
+  ws.lane_bound_per_x_f[lane] = affine.bound_per_x;
+  ws.lane_bound_fixed_f[lane] = affine.bound_fixed;
 }
 
 void ExpandLanes(const BatchNormPlan& plan, const WorkspaceArrays& ws) {

@@ -60,6 +60,10 @@ struct CounterView {
   int64_t stride[kMaxOuterDims] = {};  // elements
 };
 
+// The rows layout's per-lane fp32 coefficient arrays for 16-bit io: mean, scale, slope,
+// shift and the affine write's offset and two bound coefficients (WorkspaceArrays).
+constexpr int64_t kLaneFloatArrays = 7;
+
 struct BatchNormPlan;
 
 // A per-channel output filled with one value (empty problems). It names the plan's own
@@ -192,7 +196,7 @@ struct BatchNormPlan {
   // statistics operators keep count, mean and M2 of the data in sum_dy, mean and sum_dyxmu)
   uint64_t ws_channel = 0;
   uint64_t ws_lanes = 0;    // rows: 4 arrays of row_width: mean, scale, slope, shift per lane
-  uint64_t ws_lane_floats = 0;  // rows, 16-bit io: 4 float arrays of row_width (mean, scale, slope, shift)
+  uint64_t ws_lane_floats = 0;  // rows, 16-bit io: kLaneFloatArrays float arrays of row_width (WorkspaceArrays)
   uint64_t ws_partials = 0; // per block partial sums (two doubles per channel or lane: the sums, or mean and M2)
   uint64_t workspace_bytes = 0;
 

@@ -301,7 +301,7 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
   plan.ws_lanes = RoundUp64(sizeof(double) * 7 * channels);
   // 16-bit outputs are written from fp32 coefficients (see the kernels).
   const bool narrow_io = plan.io_dtype != ACL_FLOAT;
-  const uint64_t lane_float_bytes = plan.layout == Layout::kRows && narrow_io ? sizeof(float) * 4 * plan.row_width : 0;
+  const uint64_t lane_float_bytes = plan.layout == Layout::kRows && narrow_io ? sizeof(float) * kLaneFloatArrays * plan.row_width : 0;
   plan.ws_lane_floats = plan.ws_lanes + RoundUp64(lane_bytes);
   plan.ws_partials = plan.ws_lane_floats + RoundUp64(lane_float_bytes);
   plan.workspace_bytes = plan.ws_partials + RoundUp64(partial_bytes);
