@@ -310,7 +310,7 @@ MUTATIONS = [
      "hn::ShiftRight<16>(hn::BitCast(du32, v));", BN_FAMILY_TESTS + "|" + NORM_TESTS),
     ("bn-affine-float-bound-floor-only", "the fp32 affine write accepts any value not within fp32's underflow of a midpoint",
      BATCH_NORM + "batch_norm_kernels-inl.h",
-     "far = FarFromMidpointsBy(dw, v, hn::MulAdd(hn::Abs(value), bound_per_x, bound_fixed), out);",
+     "far = FarFromMidpointsBy(dw, v, bound, out);",
      "far = FarFromMidpointsBy(dw, v, hn::Set(dw, kMidpointBoundFloor), out);", BN_TESTS + "|" + BN_FAMILY_TESTS),
     ("bn-rows-affine-float-bound-floor-only", "the rows layout's fp32 affine write accepts any value not within fp32's underflow of a midpoint",
      BATCH_NORM + "batch_norm_kernels-inl.h",

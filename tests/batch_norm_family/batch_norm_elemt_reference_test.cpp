@@ -1,7 +1,8 @@
 // aclnnBatchNormElemt against a long-double evaluation of (x - mean) * |invstd| * w + b (upstream
 // rebuilds a variance 1/invstd^2 - eps, so a negative invstd counts as its magnitude): every
 // layout and dtype (mixed per-channel dtypes), negative invstd, in place, null weight/bias, eps
-// ignored, and the same bits for any thread count.
+// ignored, the same bits for any thread count, and bf16 inputs whose fp32 evaluation rounds
+// the wrong way (the fp32 path's error bound).
 #include "bn_family_reference.h"
 
 #include <algorithm>

@@ -156,16 +156,16 @@ inline bool FitsFloat(double a) {
 constexpr int kNarrowErrorUnits = 4;
 
 // The fp32 affine write of a 16-bit output: v = slope x + offset, offset = shift - slope mean
-// (folding the mean saves a subtraction per vector), both rounded to fp32. v lies within
-// 2 units of 2^-24 (3 without a fused multiply-add) of the terms |slope| (|x| + |mean|) +
-// |shift|, whose error bound is bound_per_x |x| + bound_fixed, the channel's part summed
+// (folding the mean saves a subtraction per vector), slope and offset rounded to fp32. v lies
+// within 2 units of 2^-24 (3 without a fused multiply-add) of the terms |slope| (|x| + |mean|)
+// + |shift|, whose error bound is bound_per_x |x| + bound_fixed, the channel's part summed
 // once (its rounding is inside the bound's margin).
 struct AffineFloat {
-  float slope, offset, bound_per_x, bound_fixed;
+  float offset, bound_per_x, bound_fixed;
 };
 inline AffineFloat AffineFloatCoefficients(double mean, double slope, double shift) {
   constexpr double kPerTerm = kMidpointBoundPerTerm<kNarrowErrorUnits>;
-  return {static_cast<float>(slope), static_cast<float>(shift - slope * mean),
+  return {static_cast<float>(shift - slope * mean),
           static_cast<float>(std::fabs(slope) * kPerTerm),
           static_cast<float>((std::fabs(slope) * std::fabs(mean) + std::fabs(shift)) * kPerTerm + kMidpointBoundFloor)};
 }

@@ -142,33 +142,32 @@ template <int kPass, class T>
 OA_KERNEL_HELPER bool WriteSegmentFromFloat(const T* HWY_RESTRICT x, const T* HWY_RESTRICT dy, T* HWY_RESTRICT dx,
                                             int64_t n, double mean, double scale, double slope, double shift) {
   if (!bn::FitsFloat(scale) || !bn::FitsFloat(slope) || !bn::FitsFloat(shift)) return false;
-  const D d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const VD v_mean = hn::Set(d, mean), v_scale = hn::Set(d, scale);
-  const VD v_slope = hn::Set(d, slope), v_shift = hn::Set(d, shift);
-  const DW dw;
-  const VW w_mean = hn::Set(dw, static_cast<float>(mean)), w_scale = hn::Set(dw, static_cast<float>(scale));
-  const VW w_slope = hn::Set(dw, static_cast<float>(slope)), w_shift = hn::Set(dw, static_cast<float>(shift));
   const bn::AffineFloat affine = bn::AffineFloatCoefficients(mean, slope, shift);
-  const VW w_offset = hn::Set(dw, affine.offset);
-  const VW bound_per_x = hn::Set(dw, affine.bound_per_x), bound_fixed = hn::Set(dw, affine.bound_fixed);
-  // One wide vector: from fp32 where it rounds as the f64 value does, else in f64. Captured
-  // by value: by reference, the compiler reloads the constants on every vector.
+  // One wide vector: from fp32 where it rounds as the f64 value does, else in f64. The
+  // lambda captures scalars by value and broadcasts them inside (the compiler hoists the
+  // broadcasts): SVE's vectors cannot be captured, and by reference the compiler reloads the
+  // constants on every vector.
   const auto write = [=](const T* HWY_RESTRICT xs, const T* HWY_RESTRICT dys, T* HWY_RESTRICT out) {
+    const DW dw;
+    const VW w_slope = hn::Set(dw, static_cast<float>(slope));
     VW v;
     bool far;
     if constexpr (kPass == bn::kAffineWrite) {
       const VW value = LoadAsFloat(dw, xs);
-      v = hn::MulAdd(w_slope, value, w_offset);
-      far = FarFromMidpointsBy(dw, v, hn::MulAdd(hn::Abs(value), bound_per_x, bound_fixed), out);
+      v = hn::MulAdd(w_slope, value, hn::Set(dw, affine.offset));
+      const VW bound = hn::MulAdd(hn::Abs(value), hn::Set(dw, affine.bound_per_x), hn::Set(dw, affine.bound_fixed));
+      far = FarFromMidpointsBy(dw, v, bound, out);
     } else {
       VW terms;
-      v = NarrowValue<kPass>(xs, dys, w_mean, w_scale, w_slope, w_shift, &terms);
+      v = NarrowValue<kPass>(xs, dys, hn::Set(dw, static_cast<float>(mean)), hn::Set(dw, static_cast<float>(scale)),
+                             w_slope, hn::Set(dw, static_cast<float>(shift)), &terms);
       far = FarFromMidpoints<bn::kNarrowErrorUnits>(dw, v, terms, out);
     }
     if (HWY_LIKELY(far)) return StoreAcceptedFloat(v, dw, out);
-    for (int64_t j = 0; j < OA_BN_WIDE_LANES; j += lanes) {
-      WideWrite<kPass>(xs + j, dys + j, out + j, v_mean, v_scale, v_slope, v_shift);
+    const D d;
+    for (int64_t j = 0; j < OA_BN_WIDE_LANES; j += static_cast<int64_t>(hn::Lanes(d))) {
+      WideWrite<kPass>(xs + j, dys + j, out + j, hn::Set(d, mean), hn::Set(d, scale), hn::Set(d, slope),
+                       hn::Set(d, shift));
     }
   };
   const int64_t wide = OA_BN_WIDE_LANES;
