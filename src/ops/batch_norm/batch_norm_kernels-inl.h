@@ -344,22 +344,18 @@ void PlanarWriteTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64
   }
 }
 
-// A reduction pass in memory order (see BatchNormPlan::reduce_tasks): block `block` of
-// channels [c0, c1), the channels innermost. Each channel's accumulators are stored between
-// its segments, and every channel gets the segments PlanarRange would give it, in the same
-// order, so its partial sums are bit for bit those of PlanarBlock.
-template <int kPass, class T>
-void PlanarReduceTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
-  static_assert(kPass == bn::kReduce || kPass == bn::kInferWriteReduce, "reductions only");
-  const int64_t group = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
-  const int64_t channel_begin = group * plan.reduce_channels_per_task;
-  const int64_t channels = std::min(plan.channels - channel_begin, plan.reduce_channels_per_task);
+// The segments of block `block` of channels [channel_begin, channel_begin + channels) in
+// memory order (see BatchNormPlan::reduce_tasks): each run piece, the channels innermost.
+// Every channel gets the segments PlanarRange would give it, in the same order; segment(k,
+// x, dy, out, n) is called for channel channel_begin + k.
+template <int kPass, class T, class Segment>
+HWY_INLINE void ForEachTaskSegment(const BatchNormPlan& plan, int64_t channel_begin, int64_t channels, int64_t block,
+                                   const Segment& segment) {
   const int64_t begin = block * plan.block_elements;
   const int64_t end = std::min(plan.reduce_size, begin + plan.block_elements);
   const T* x = reinterpret_cast<const T*>(plan.big[kX]);
-  const T* dy = reinterpret_cast<const T*>(plan.big[kDy]);
+  const T* dy = bn::ReadsDy(kPass) ? reinterpret_cast<const T*>(plan.big[kDy]) : x;  // see PlanarRange
   T* dx = bn::WritesOutput(kPass) ? reinterpret_cast<T*>(plan.big[kDx]) : nullptr;
-  PartialSums sums[bn::kMaxReduceChannels];
   OuterCursor cursor(plan.outer, begin / plan.run_length);
   int64_t within = begin % plan.run_length;
   for (int64_t i = begin; i < end;) {
@@ -368,18 +364,61 @@ void PlanarReduceTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int6
       const int64_t c = channel_begin + k;
       T* out = nullptr;
       if (bn::WritesOutput(kPass)) out = dx + c * plan.channel_stride[kDx] + cursor.offset[kDx] + within * plan.run_stride[kDx];
-      PlanarSegment<kPass>(plan, x + c * plan.channel_stride[kX] + cursor.offset[kX] + within * plan.run_stride[kX],
-                           dy + c * plan.channel_stride[kDy] + cursor.offset[kDy] + within * plan.run_stride[kDy], out,
-                           n, ws.mean[c], ws.scale[c], ws.slope[c], ws.shift[c], sums[k]);
+      segment(k, x + c * plan.channel_stride[kX] + cursor.offset[kX] + within * plan.run_stride[kX],
+              dy + c * plan.channel_stride[kDy] + cursor.offset[kDy] + within * plan.run_stride[kDy], out, n);
     }
     i += n;
     within = 0;
     cursor.Next(plan.outer);
   }
-  for (int64_t k = 0; k < channels; ++k) {  // as PlanarRange and PlanarBlock finish
-    double* partial = ws.partials + 2 * ((channel_begin + k) * plan.blocks_per_channel + block);
-    FinishSums(sums[k], &partial[0], &partial[1]);
+}
+
+// A reduction pass in memory order (see BatchNormPlan::reduce_tasks): block `block` of
+// channels [c0, c1), the channels innermost. Each channel's accumulators are stored between
+// its segments, so its partial sums are bit for bit those of PlanarBlock. kStats makes
+// PlanarBlock's two passes over the task's block (the second, around each channel's block
+// mean, from cache).
+template <int kPass, class T>
+void PlanarReduceTask(const BatchNormPlan& plan, const WorkspaceArrays& ws, int64_t task) {
+  static_assert(kPass == bn::kReduce || kPass == bn::kInferWriteReduce || kPass == bn::kStats, "reductions only");
+  const int64_t group = task / plan.blocks_per_channel, block = task % plan.blocks_per_channel;
+  const int64_t channel_begin = group * plan.reduce_channels_per_task;
+  const int64_t channels = std::min(plan.channels - channel_begin, plan.reduce_channels_per_task);
+  double* partials = ws.partials + 2 * block;  // channel c's: partials + 2 * c * blocks_per_channel
+  const auto partial = [&](int64_t k) { return partials + 2 * (channel_begin + k) * plan.blocks_per_channel; };
+  PartialSums sums[bn::kMaxReduceChannels];
+  if constexpr (kPass == bn::kStats) {
+    ForEachTaskSegment<bn::kSumX, T>(plan, channel_begin, channels, block,
+                                     [&](int64_t k, const T* xs, const T* dys, T* out, int64_t n) {
+                                       PlanarSegment<bn::kSumX>(plan, xs, dys, out, n, 0.0, 0.0, 0.0, 0.0, sums[k]);
+                                     });
+    const int64_t begin = block * plan.block_elements;
+    const double count = static_cast<double>(std::min(plan.reduce_size, begin + plan.block_elements) - begin);
+    double block_mean[bn::kMaxReduceChannels];
+    for (int64_t k = 0; k < channels; ++k) {
+      double sum_x = 0.0, unused = 0.0;
+      FinishSums(sums[k], &sum_x, &unused);
+      block_mean[k] = sum_x / count;
+      sums[k] = PartialSums();
+    }
+    ForEachTaskSegment<bn::kCentredSquares, T>(
+        plan, channel_begin, channels, block, [&](int64_t k, const T* xs, const T* dys, T* out, int64_t n) {
+          PlanarSegment<bn::kCentredSquares>(plan, xs, dys, out, n, block_mean[k], 0.0, 0.0, 0.0, sums[k]);
+        });
+    for (int64_t k = 0; k < channels; ++k) {
+      double unused = 0.0;
+      partial(k)[0] = block_mean[k];
+      FinishSums(sums[k], &unused, &partial(k)[1]);
+    }
+    return;
   }
+  ForEachTaskSegment<kPass, T>(plan, channel_begin, channels, block,
+                               [&](int64_t k, const T* xs, const T* dys, T* out, int64_t n) {
+                                 const int64_t c = channel_begin + k;
+                                 PlanarSegment<kPass>(plan, xs, dys, out, n, ws.mean[c], ws.scale[c], ws.slope[c],
+                                                      ws.shift[c], sums[k]);
+                               });
+  for (int64_t k = 0; k < channels; ++k) FinishSums(sums[k], &partial(k)[0], &partial(k)[1]);  // as PlanarBlock
 }
 
 // ---------------------------------------------------------------- rows layout
@@ -788,6 +827,7 @@ void WriteTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, 
 template <class T>
 void ReduceTaskT(const BatchNormPlan& plan, const WorkspaceArrays& ws, int pass, int64_t task) {
   if (pass == bn::kReduce) return PlanarReduceTask<bn::kReduce, T>(plan, ws, task);
+  if (pass == bn::kStats) return PlanarReduceTask<bn::kStats, T>(plan, ws, task);
   PlanarReduceTask<bn::kInferWriteReduce, T>(plan, ws, task);
 }
 

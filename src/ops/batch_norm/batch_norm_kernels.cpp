@@ -549,7 +549,8 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
     if (plan.write_tasks == 0) return run_pass(pass);
     ParallelFor(plan.write_tasks, plan.max_threads, [&](int64_t task) { BatchNormWriteTask(plan, ws, pass, task); });
   };
-  // Backward reductions: in memory order where the plan has that partition (same bits).
+  // Reductions (the backward's sums, the statistics): in memory order where the plan has
+  // that partition (same bits).
   const auto run_reduce_pass = [&](int pass) {
     if (plan.reduce_tasks == 0) return run_pass(pass);
     ParallelFor(plan.reduce_tasks, plan.max_threads, [&](int64_t task) { BatchNormReduceTask(plan, ws, pass, task); });
@@ -570,7 +571,7 @@ void RunPlan(const bn::BatchNormPlan& plan, void* workspace) {
           for (int64_t b = 0; b < plan.blocks_per_channel; ++b) block_task(plan, ws, kAffineWrite, first + b);
         });
       } else {
-        run_pass(kStats);
+        run_reduce_pass(kStats);
         CombineMomentsAll(plan, ws);
         StatisticsCoefficients(plan, ws, 0, plan.channels);
         if (plan.want_dx()) {

@@ -179,8 +179,9 @@ struct BatchNormPlan {
   int64_t write_channels_per_task = 0;
   int64_t write_channel_groups = 0;
   int64_t write_tasks = 0;
-  // The reductions of the backward (sums of dy and dy*(x - mean)) in memory order too, where
-  // write_tasks is: task = one block of reduce_channels_per_task channels, the channels
+  // The reductions (the backward's sums of dy and dy*(x - mean); the statistics' two passes
+  // on short runs) in memory order too, where write_tasks is: task = one block of
+  // reduce_channels_per_task channels, the channels
   // innermost, each channel's accumulators kept between its runs. Every channel sees the
   // same segments in the same order as its block task would, so the partials (and every
   // bit after them) are those of the block partition. 0 tasks: the blocks.
