@@ -20,6 +20,7 @@ constexpr int64_t kBlockElements = 32768;
 // The runs whose statistics pass walks memory order, in bytes (see the partition below).
 constexpr int64_t kMemoryOrderStatsMinRunBytes = 512;
 constexpr int64_t kMemoryOrderStatsMaxRunBytes = 16384;
+constexpr int64_t kMinStatsTasks = 16;
 // The rows layout keeps at most this many row blocks of per-lane partial sums.
 constexpr int64_t kMaxRowBlocks = 64;
 // Rows narrower than this get consecutive rows packed into one (when memory allows).
@@ -252,6 +253,13 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
                                                                       run_bytes > kMemoryOrderStatsMaxRunBytes);
       if (!stats_channel_by_channel && (!sixteen_bit_inference || plan.run_length < kBlockElements)) {
         plan.reduce_channels_per_task = std::min<int64_t>(channels, kMaxReduceChannels);
+        // The statistics keep at least kMinStatsTasks tasks where the shape has them (a
+        // [8,32,16,16] batch is one block of 32 channels: one task would run the pass on
+        // one thread); the per-channel partials, hence the bits, do not depend on it.
+        if (plan.computes_stats()) {
+          plan.reduce_channels_per_task = std::clamp<int64_t>(channels * plan.blocks_per_channel / kMinStatsTasks, 1,
+                                                              plan.reduce_channels_per_task);
+        }
         plan.reduce_tasks = CeilDiv(channels, plan.reduce_channels_per_task) * plan.blocks_per_channel;
       }
     }
