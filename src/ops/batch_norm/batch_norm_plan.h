@@ -181,10 +181,10 @@ struct BatchNormPlan {
   int64_t write_tasks = 0;
   // The reductions (the backward's sums of dy and dy*(x - mean); the statistics' two passes
   // on short runs) in memory order too, where write_tasks is: task = one block of
-  // reduce_channels_per_task channels, the channels
-  // innermost, each channel's accumulators kept between its runs. Every channel sees the
-  // same segments in the same order as its block task would, so the partials (and every
-  // bit after them) are those of the block partition. 0 tasks: the blocks.
+  // reduce_channels_per_task channels, the channels innermost, each channel's accumulators
+  // kept between its runs. Every channel sees the same segments in the same order as its
+  // block task would, so the partials (and every bit after them) are those of the block
+  // partition. 0 tasks: the blocks.
   int64_t reduce_channels_per_task = 0;
   int64_t reduce_tasks = 0;
   // Large fp32 gradInput: streaming stores (skip the read-for-ownership of every dx line),

@@ -242,12 +242,10 @@ BatchNormPlan MakePlan(const PlanInputs& in, int num_threads) {
       // The statistics pass over a task's block twice (the second time from cache), in
       // memory order only on short runs, where the channel-by-channel walk restarts the
       // prefetcher at every run (a block of [32,64,56,56] fp32 is 10 runs of 12.5 KB, 800 KB
-      // apart). Measured, training forward, 1 thread: [32,64,56,56] fp32 3.3-3.8 -> 2.6-2.8
-      // ms, bf16 3.2-3.3 -> 2.7-2.9 ms; [256,256,14,14] fp32 (runs of 784 bytes) 10.3-10.8
-      // -> 8.1-8.5 ms; with the backward's 32 channels per task (16 alike, 2 to 8 no
-      // better). Not below 512 bytes: [256,256,14,14] bf16 (392) went 7.2-7.5 -> 7.6-9.1 ms,
-      // the per-segment accumulator loads and stores outweighing the gain. Longer runs
-      // stream as they are.
+      // apart): about 20 % off the training forward on [32,64,56,56] and [256,256,14,14]
+      // (bench/batch_norm/RESULTS.md, "Memory-order statistics"). Not below 512 bytes: there
+      // (bf16 [256,256,14,14], runs of 392 bytes) the per-segment accumulator loads and
+      // stores outweighed the gain. Longer runs stream as they are.
       const int64_t run_bytes = plan.run_length * static_cast<int64_t>(DataTypeSize(plan.io_dtype));
       const bool stats_channel_by_channel = plan.computes_stats() && (run_bytes < kMemoryOrderStatsMinRunBytes ||
                                                                       run_bytes > kMemoryOrderStatsMaxRunBytes);
