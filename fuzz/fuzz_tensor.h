@@ -93,6 +93,7 @@ class FuzzTensor {
                                                      storage_dims, 1, null_data ? nullptr : Data());
     aclGetRecentErrMsg();
     if (tensor_ != nullptr) strides_ = strides;
+    has_data_ = tensor_ != nullptr && !null_data;
     snapshot_ = bytes_;
   }
   ~FuzzTensor() { aclDestroyTensor(tensor_); }
@@ -161,9 +162,10 @@ class FuzzTensor {
     }
     return offsets;
   }
-  // Brute force, independent of the library: do two views share a byte of memory?
+  // Brute force, independent of the library: do two views share a byte of memory? A
+  // tensor created without data holds none, even where the harness put it in a storage.
   bool SharesBytesWith(const FuzzTensor& other) const {
-    if (tensor_ == nullptr || other.tensor_ == nullptr) return false;
+    if (!has_data_ || !other.has_data_) return false;
     std::set<uintptr_t> mine;
     const auto base = [](const FuzzTensor& t) { return reinterpret_cast<uintptr_t>(const_cast<FuzzTensor&>(t).Data()); };
     for (int64_t e : ElementOffsets()) {
@@ -196,6 +198,7 @@ class FuzzTensor {
   aclFormat format_ = ACL_FORMAT_ND;
   std::vector<unsigned char> bytes_, snapshot_;
   aclTensor* tensor_ = nullptr;
+  bool has_data_ = false;
 };
 
 inline std::vector<double> FuzzTensor::Values() const {
