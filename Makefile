@@ -125,11 +125,12 @@ bench: deps-bench
 	cmake --preset release >/dev/null
 	cmake --build --preset release --target all openaclnn_benches
 	@rm -rf $(BENCH_OUT) && mkdir -p $(BENCH_OUT)/csv
-	@# The batch-norm family benchmarks run 1 and all threads themselves; the others once per count.
+	@# The batch-norm family benchmarks run 1 and all threads themselves; the upsample and
+	@# normalization families once per count (their issues ask for 1 and 2 threads).
 	@for benchmark in build/release/bench/*/openaclnn_bench_*; do \
 	  [ -x "$$benchmark" ] || continue; \
 	  name=$$(basename $$benchmark); \
-	  case $$name in *upsample*) thread_runs="--threads=1 --threads=2";; *) thread_runs="-";; esac; \
+	  case $$name in *upsample*|openaclnn_bench_norm) thread_runs="--threads=1 --threads=2";; *) thread_runs="-";; esac; \
 	  for threads in $$thread_runs; do \
 	    [ "$$threads" = "-" ] && threads=""; \
 	    echo; echo "=== $$name $$threads"; \
