@@ -144,7 +144,10 @@ TEST(BatchNormReference, EveryLayout) {
                           {{40, 6, 5}, bntest::Layout::kContiguous},      // rows, tiny spatial
                           {{2, 3, 4, 5, 6}, bntest::Layout::kPermuted},   // generic strides
                           {{2, 3, 40, 50}, bntest::Layout::kStrided},
-                          {{1, 2, 70000}, bntest::Layout::kContiguous}};  // several blocks per channel
+                          {{1, 2, 70000}, bntest::Layout::kContiguous},   // several blocks per channel
+                          // planar runs of 512 B to 1 KB: the statistics in memory order,
+                          // several channels a task (64 channels, 16 tasks)
+                          {{2, 64, 16, 16}, bntest::Layout::kContiguous}};
   uint64_t seed = 500;
   for (const Shape& shape : shapes) {
     for (aclDataType io : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
